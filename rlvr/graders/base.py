@@ -1,0 +1,73 @@
+"""The grader interface every family implements, and the family -> grader registry."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from rlvr.task_packs.base import TaskPack, UnknownTaskError
+from rlvr.types import Task, Verdict
+
+# family -> "module:Class"; the class takes (pack, **options).
+GRADERS: dict[str, str] = {
+    "code": "rlvr.graders.code:CodeGrader",
+    "math": "rlvr.graders.math:MathGrader",
+    "sql": "rlvr.graders.sql:SQLGrader",
+    "tool": "rlvr.graders.tool:ToolGrader",
+    "proof": "rlvr.graders.proof:ProofGrader",
+}
+
+
+class Grader:
+    """Grades completions for the tasks of one pack. `grade_many` is the batched path shared by the
+    envs, `rlvr grade`, the trainer and the integrations; it never raises for bad input and keeps
+    order: every item gets a Verdict, with `error` set where grading was impossible."""
+
+    family = ""
+
+    def __init__(self, pack: TaskPack, **options: Any) -> None:
+        self.pack = pack
+        self.options = options
+
+    def resolve(self, task_id: str) -> Task | Verdict:
+        """The task, or a flagged verdict for an unknown id."""
+        try:
+            return self.pack.get(task_id)
+        except UnknownTaskError as exc:
+            return Verdict.failure(task_id, str(exc))
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        raise NotImplementedError
+
+    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+        resolved = [self.resolve(t) for t in task_ids]
+        positions = [i for i, r in enumerate(resolved) if isinstance(r, Task)]
+        graded = self.grade_tasks(
+            [resolved[i] for i in positions],  # type: ignore[misc]
+            [completions[i] for i in positions],
+        )
+        out: list[Verdict] = [r if isinstance(r, Verdict) else Verdict(task_id="") for r in resolved]
+        for i, verdict in zip(positions, graded, strict=True):
+            out[i] = verdict
+        return out
+
+    def grade(self, task_id: str, completion: str) -> Verdict:
+        return self.grade_many([task_id], [completion])[0]
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Grader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_grader(pack: TaskPack, **options: Any) -> Grader:
+    target = GRADERS.get(pack.family)
+    if target is None:
+        raise ValueError(f"no grader for family {pack.family!r}")
+    module_name, _, class_name = target.partition(":")
+    grader_class = getattr(importlib.import_module(module_name), class_name)
+    return grader_class(pack, **options)

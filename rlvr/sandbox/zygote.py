@@ -1,0 +1,426 @@
+# ruff: noqa: E402
+"""The sandbox zygote: a warm worker that forks one fresh child per candidate.
+
+This file is never imported by the grader. The pool runs its *text* in a fresh interpreter
+(`python -I -S -c ...`): standard library only, no site-packages, no grader state, no hidden data.
+It must therefore be self-contained.
+
+Protocol (stdin/stdout of the zygote, 4-byte big-endian length + UTF-8 JSON):
+  request  {"op": "run", "source", "entry", "calls": [wire args], "timeout", "trace", "mem_mb", "max_output"}
+           {"op": "ping"}
+  response {"status": "ok"|"timeout"|"crash"|"output_limit"|"protocol", "results": [...],
+            "counts": [...], "exit": int|null, "wall": float, "detail": str}
+
+Each result is {"ok": <wire value>} or {"exc": "TypeName"}; results are plain data (see codec.py).
+The child talks to the zygote over a pipe, every message prefixed by a per-run random token the
+candidate cannot see, so forged messages are recognised. Exit codes decide nothing.
+"""
+
+import builtins
+import json
+import math
+import os
+import resource
+import select
+import signal
+import struct
+import sys
+import time
+
+# Warm the modules candidates commonly use, so a child does not import them from disk.
+import bisect  # noqa: F401
+import collections  # noqa: F401
+import copy  # noqa: F401
+import fractions  # noqa: F401
+import functools  # noqa: F401
+import hashlib  # noqa: F401
+import heapq  # noqa: F401
+import itertools  # noqa: F401
+import operator  # noqa: F401
+import random  # noqa: F401
+import re  # noqa: F401
+import statistics  # noqa: F401
+import string  # noqa: F401
+import typing  # noqa: F401
+
+CANDIDATE_FILE = "<candidate>"
+MAX_DEPTH = 64
+STDLIB_DIR = os.path.dirname(os.path.realpath(os.__file__))
+BLOCKED_MODULES = frozenset(
+    {
+        "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing",
+        "socket", "_socket", "ssl", "_ssl", "_testcapi", "_testinternalcapi", "_xxsubinterpreters",
+        "_posixshmem", "mmap", "pty", "gc", "faulthandler", "tracemalloc", "_tracemalloc", "fcntl",
+        "termios",
+    }
+)
+BLOCKED_EVENTS = frozenset(
+    {
+        "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty", "os.kill",
+        "os.killpg", "subprocess.Popen", "socket.__new__", "socket.connect", "socket.bind",
+        "sys.settrace", "sys.setprofile", "sys._getframe", "sys._current_frames", "gc.get_objects",
+        "gc.get_referrers", "gc.get_referents", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
+        "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
+        "os.symlink", "os.truncate", "os.utime", "os.chdir", "os.setxattr", "os.removexattr",
+        "shutil.rmtree", "shutil.copyfile", "shutil.move", "pty.spawn", "sys.addaudithook",
+        "signal.pthread_kill", "resource.setrlimit", "resource.prlimit", "os.putenv", "os.unsetenv",
+        "code.__new__", "pickle.find_class",
+    }
+)
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "__code__"})
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+POSIX_WRITERS = (
+    "write", "writev", "pwrite", "pwritev", "sendfile", "splice", "copy_file_range", "dup", "dup2",
+    "fdopen", "openpty", "pipe", "pipe2", "memfd_create", "eventfd", "tee",
+)
+
+
+class Refused(PermissionError):
+    pass
+
+
+# ---------------------------------------------------------------- plain-data codec (as codec.py)
+def to_wire(value, depth=0):
+    if depth > MAX_DEPTH:
+        raise ValueError("value nested too deeply")
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is str:
+        return value
+    if kind is float:
+        if math.isnan(value):
+            return {"f": "nan"}
+        if math.isinf(value):
+            return {"f": "inf" if value > 0 else "-inf"}
+        return value
+    if kind is list:
+        return [to_wire(v, depth + 1) for v in value]
+    if kind is tuple:
+        return {"t": [to_wire(v, depth + 1) for v in value]}
+    if kind is dict:
+        return {"d": [[to_wire(k, depth + 1), to_wire(v, depth + 1)] for k, v in value.items()]}
+    if kind is set:
+        return {"s": [to_wire(v, depth + 1) for v in value]}
+    if kind is frozenset:
+        return {"fs": [to_wire(v, depth + 1) for v in value]}
+    raise TypeError("not plain data: " + kind.__name__)
+
+
+def from_wire(doc, depth=0):
+    if depth > MAX_DEPTH:
+        raise ValueError("document nested too deeply")
+    kind = type(doc)
+    if doc is None or kind in (bool, int, str, float):
+        return doc
+    if kind is list:
+        return [from_wire(v, depth + 1) for v in doc]
+    if kind is dict and len(doc) == 1:
+        ((tag, body),) = doc.items()
+        if tag == "f":
+            return float(body)
+        if tag == "t":
+            return tuple(from_wire(v, depth + 1) for v in body)
+        if tag == "s":
+            return {from_wire(v, depth + 1) for v in body}
+        if tag == "fs":
+            return frozenset(from_wire(v, depth + 1) for v in body)
+        if tag == "d":
+            return {from_wire(k, depth + 1): from_wire(v, depth + 1) for k, v in body}
+    raise ValueError("malformed document")
+
+
+# ---------------------------------------------------------------- framing
+def read_exact(fd, n):
+    chunks = []
+    while n:
+        chunk = os.read(fd, n)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_message(fd):
+    (size,) = struct.unpack(">I", read_exact(fd, 4))
+    return json.loads(read_exact(fd, size))
+
+
+def write_message(fd, obj):
+    data = json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+    os.write(fd, struct.pack(">I", len(data)) + data)
+
+
+# ---------------------------------------------------------------- the child: runs one candidate
+def lock_down(mem_mb, cpu_seconds, keep_fd):
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.closerange(3, keep_fd)
+    os.closerange(keep_fd + 1, 65536)
+    limits = [
+        (resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds)),
+        (resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20)),
+        (resource.RLIMIT_FSIZE, (0, 0)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (32, 32)),
+        (resource.RLIMIT_NPROC, (0, 0)),
+    ]
+    for which, value in limits:
+        try:
+            resource.setrlimit(which, value)
+        except (ValueError, OSError):
+            pass
+    os.environ.clear()
+
+
+def install_audit_hook():
+    def is_readable_stdlib(path):
+        if type(path) is bytes:
+            path = path.decode(errors="replace")
+        if type(path) is not str:
+            return False
+        real = os.path.realpath(path)
+        return real.startswith(STDLIB_DIR + os.sep) and "site-packages" not in real
+
+    def hook(event, args):
+        if event in BLOCKED_EVENTS:
+            raise Refused(event)
+        if event == "import" and args[0].partition(".")[0] in BLOCKED_MODULES:
+            raise Refused("import " + args[0])
+        if event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES:
+            raise Refused("frame access")
+        if event == "open":
+            path, mode, flags = args
+            writing = (type(mode) is str and any(c in mode for c in "wax+")) or (
+                type(flags) is int and flags & WRITE_FLAGS
+            )
+            if writing or not is_readable_stdlib(path):
+                raise Refused("open")
+
+    sys.addaudithook(hook)
+
+
+def run_candidate(request, token, wfd):
+    """In the forked child. Never returns: ends with os._exit."""
+    write, exit_now, dumps, pack = os.write, os._exit, json.dumps, struct.pack
+
+    def send(kind, payload):
+        data = dumps([token, kind, payload], separators=(",", ":"), allow_nan=False).encode()
+        write(wfd, pack(">I", len(data)) + data)
+
+    lock_down(int(request.get("mem_mb", 1024)), int(math.ceil(request["timeout"])) + 1, wfd)
+    calls = [from_wire(args) for args in request["calls"]]
+    counter = [0]
+    namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+
+    def local_trace(frame, event, arg):
+        if event == "line":
+            counter[0] += 1
+        return local_trace
+
+    def global_trace(frame, event, arg):
+        if frame.f_globals is namespace:
+            counter[0] += 1
+            return local_trace
+        return None
+
+    trace = bool(request.get("trace"))
+    if trace:  # installed once, before the audit hook forbids it; it counts candidate frames only
+        sys.settrace(global_trace)
+    for name in ("settrace", "gettrace", "setprofile", "getprofile", "_getframe", "_current_frames"):
+        sys.__dict__.pop(name, None)
+    for name in POSIX_WRITERS:
+        os.__dict__.pop(name, None)
+        sys.modules["posix"].__dict__.pop(name, None)
+    for name in list(sys.modules):
+        if name.partition(".")[0] in BLOCKED_MODULES:
+            sys.modules.pop(name, None)
+    import _thread
+
+    def no_threads(*args, **kwargs):
+        raise Refused("threads are disabled in the sandbox")
+
+    _thread.start_new_thread = _thread.start_new = no_threads
+    install_audit_hook()
+    try:
+        code = compile(request["source"], CANDIDATE_FILE, "exec")
+        exec(code, namespace)
+        function = namespace.get(request["entry"])
+        if not callable(function):
+            send("load", "entry point not defined: " + str(request["entry"])[:100])
+            exit_now(0)
+    except BaseException as exc:  # noqa: BLE001 - candidate code may raise anything
+        send("load", type(exc).__name__)
+        exit_now(0)
+    send("loaded", None)
+    for index, args in enumerate(calls):
+        counter[0] = 0
+        try:
+            value = function(*args)
+            result = {"ok": to_wire(value)}
+        except BaseException as exc:  # noqa: BLE001
+            result = {"exc": type(exc).__name__[:80]}
+        send("result", [index, result, counter[0] if trace else None])
+    send("done", None)
+    exit_now(0)
+
+
+# ---------------------------------------------------------------- the zygote: supervises children
+def reap_strays(own_pid):
+    """Kill every remaining descendant (we are a subreaper, so orphans are re-parented to us)."""
+    for _ in range(50):
+        children = []
+        try:
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        with open("/proc/" + entry + "/stat", "rb") as fh:
+                            fields = fh.read().rsplit(b")", 1)[1].split()
+                        if int(fields[1]) == own_pid:
+                            children.append(int(entry))
+                    except (OSError, IndexError, ValueError):
+                        pass
+        except OSError:
+            pass
+        if not children:
+            break
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                time.sleep(0.001)
+                break
+
+
+def become_subreaper():
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the grader
+    except Exception:
+        pass
+
+
+def supervise(request):
+    started = time.monotonic()
+    timeout = float(request["timeout"])
+    max_output = int(request.get("max_output", 1 << 20))
+    token = os.urandom(16).hex()
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        try:
+            os.setsid()
+            run_candidate(request, token, wfd)
+        finally:
+            os._exit(0)
+    os.close(wfd)
+    buffer = b""
+    total = 0
+    status = None
+    deadline = started + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            status = "timeout"
+            break
+        ready, _, _ = select.select([rfd], [], [], remaining)
+        if not ready:
+            status = "timeout"
+            break
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > max_output:
+            status = "output_limit"
+            break
+        buffer += chunk
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except OSError:
+            pass
+    exit_status = None
+    try:
+        _, raw = os.waitpid(pid, 0)
+        exit_status = -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
+    except ChildProcessError:
+        pass
+    os.close(rfd)
+    reap_strays(os.getpid())
+    return decode_child_messages(buffer, token, status, exit_status, time.monotonic() - started)
+
+
+def decode_child_messages(buffer, token, status, exit_status, wall):
+    results, counts, detail, done, loaded = {}, {}, "", False, False
+    offset = 0
+    try:
+        while offset + 4 <= len(buffer):
+            (size,) = struct.unpack(">I", buffer[offset : offset + 4])
+            body = buffer[offset + 4 : offset + 4 + size]
+            if len(body) < size:
+                break
+            offset += 4 + size
+            message = json.loads(body)
+            if type(message) is not list or len(message) != 3 or message[0] != token:
+                raise ValueError("forged or malformed message")
+            kind, payload = message[1], message[2]
+            if kind == "loaded":
+                loaded = True
+            elif kind == "load":
+                detail = "load error: " + str(payload)
+            elif kind == "result":
+                index, result, count = payload
+                results[int(index)] = result
+                counts[int(index)] = count
+            elif kind == "done":
+                done = True
+    except (ValueError, TypeError, struct.error, RecursionError):
+        status = status or "protocol"
+        detail = detail or "forged or malformed message from the candidate process"
+    if status is None:
+        status = "ok" if done else ("load_error" if detail else "crash")
+    ordered = [results.get(i) for i in range(len(results) and max(results) + 1)]
+    return {
+        "status": status,
+        "loaded": loaded,
+        "results": ordered,
+        "counts": [counts.get(i) for i in range(len(ordered))],
+        "exit": exit_status,
+        "wall": wall,
+        "detail": detail,
+    }
+
+
+def main():
+    become_subreaper()
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    while True:
+        try:
+            request = read_message(0)
+        except EOFError:
+            return
+        if request.get("op") == "ping":
+            write_message(1, {"status": "pong", "pid": os.getpid()})
+            continue
+        try:
+            response = supervise(request)
+        except Exception as exc:  # the zygote keeps serving; the grader flags the verdict
+            response = {"status": "sandbox_error", "results": [], "counts": [], "exit": None,
+                        "wall": 0.0, "detail": type(exc).__name__ + ": " + str(exc)[:200]}
+        write_message(1, response)
+
+
+if __name__ == "__main__":
+    main()

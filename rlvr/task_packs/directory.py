@@ -1,0 +1,222 @@
+"""Directory packs: `pack.toml` (name, family, version, description, optional [weights], [options])
+plus `tasks.jsonl`, one task a line. Every problem is reported with file, line and field."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rlvr.task_packs.base import TaskPack
+from rlvr.types import FAMILIES, Task
+
+
+@dataclass
+class Problem:
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file + (f":{self.line}" if self.line else "")
+        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+
+
+class PackValidationError(ValueError):
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+# family -> function(line dict) -> list of (field, message). Families register their own schema.
+Checker = Callable[[dict[str, Any]], list[tuple[str, str]]]
+TASK_CHECKERS: dict[str, Checker] = {}
+# family -> function(line dict) -> hidden spec dict (everything the policy must not see)
+HiddenBuilder = Callable[[dict[str, Any]], dict[str, Any]]
+HIDDEN_BUILDERS: dict[str, HiddenBuilder] = {}
+PUBLIC_FIELDS = {"id", "prompt", "difficulty", "split", "meta"}
+
+
+def register_family_schema(family: str, checker: Checker, hidden: HiddenBuilder) -> None:
+    TASK_CHECKERS[family] = checker
+    HIDDEN_BUILDERS[family] = hidden
+
+
+def _need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
+    value = line.get(name)
+    if value is None:
+        return [(name, "missing (required)")]
+    if not isinstance(value, str) or not value.strip():
+        return [(name, f"must be a non-empty string, got {type(value).__name__}")]
+    return []
+
+
+def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
+    problems = _need_str(line, "entry_point") + _need_str(line, "reference")
+    tests, check = line.get("tests"), line.get("check")
+    if tests is None and check is None:
+        problems.append(("tests", "a code task needs `tests` (list of {\"args\": [...]}) or `check` code"))
+    if tests is not None:
+        if not isinstance(tests, list) or not all(isinstance(t, dict) and isinstance(t.get("args"), list) for t in tests):
+            problems.append(("tests", 'must be a list of objects like {"args": [1, 2]}'))
+    if check is not None and not isinstance(check, str):
+        problems.append(("check", "must be Python source defining check(candidate)"))
+    for name in ("reference", "check"):
+        source = line.get(name)
+        if isinstance(source, str):
+            try:
+                compile(source, f"<{name}>", "exec")
+            except SyntaxError as exc:
+                problems.append((name, f"does not compile: {exc.msg} (line {exc.lineno})"))
+    return problems
+
+
+def _hidden_code(line: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "entry_point": line["entry_point"],
+        "reference": line["reference"],
+        "check": line.get("check"),
+        "calls": [tuple(t["args"]) for t in line.get("tests") or []],
+        "mode": line.get("mode", "hidden"),
+    }
+
+
+def _check_math(line: dict[str, Any]) -> list[tuple[str, str]]:
+    answer = line.get("answer")
+    if answer is None:
+        return [("answer", "missing (required)")]
+    if not isinstance(answer, str | int | float):
+        return [("answer", "must be a string or a number")]
+    return []
+
+
+def _hidden_math(line: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in line.items() if k not in PUBLIC_FIELDS}
+
+
+register_family_schema("code", _check_code, _hidden_code)
+register_family_schema("math", _check_math, _hidden_math)
+
+
+def _ensure_family_schemas() -> None:
+    """Import the modules of families that register their schema on import."""
+    import importlib
+
+    for module in ("rlvr.envs.schemas",):
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            pass
+
+
+def read_manifest(root: Path) -> tuple[dict[str, Any], list[Problem]]:
+    manifest_path = root / "pack.toml"
+    if not manifest_path.is_file():
+        return {}, [Problem(str(manifest_path), None, None, "missing: a pack directory needs pack.toml")]
+    try:
+        manifest = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return {}, [Problem(str(manifest_path), None, None, f"not valid TOML: {exc}")]
+    problems = []
+    for name in ("name", "family"):
+        if not isinstance(manifest.get(name), str) or not manifest.get(name):
+            problems.append(Problem(str(manifest_path), None, name, "missing or not a string (required)"))
+    family = manifest.get("family")
+    if isinstance(family, str) and family not in FAMILIES:
+        problems.append(Problem(str(manifest_path), None, "family", f"must be one of {', '.join(FAMILIES)}"))
+    weights = manifest.get("weights")
+    if weights is not None and (
+        not isinstance(weights, dict)
+        or not all(isinstance(v, int | float) and v >= 0 for v in weights.values())
+    ):
+        problems.append(Problem(str(manifest_path), None, "weights", "must be a table of non-negative numbers"))
+    return manifest, problems
+
+
+def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
+    _ensure_family_schemas()
+    path = root / "tasks.jsonl"
+    if not path.is_file():
+        return [], [Problem(str(path), None, None, "missing: a pack directory needs tasks.jsonl")]
+    tasks: list[Task] = []
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    checker = TASK_CHECKERS.get(family)
+    builder = HIDDEN_BUILDERS.get(family)
+    if checker is None or builder is None:
+        return [], [Problem(str(root / "pack.toml"), None, "family", f"no task schema for family {family!r}")]
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})"))
+                continue
+            if not isinstance(line, dict):
+                problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
+                continue
+            line_problems = _need_str(line, "id") + _need_str(line, "prompt") + checker(line)
+            difficulty = line.get("difficulty", 1)
+            if not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5:
+                line_problems.append(("difficulty", "must be an integer from 1 to 5"))
+            split = line.get("split", "test")
+            if split not in ("train", "test"):
+                line_problems.append(("split", 'must be "train" or "test"'))
+            task_id = line.get("id")
+            if isinstance(task_id, str) and task_id in seen:
+                line_problems.append(("id", f"duplicate of line {seen[task_id]}"))
+            problems += [Problem(str(path), number, f, m) for f, m in line_problems]
+            if line_problems:
+                continue
+            seen[line["id"]] = number
+            tasks.append(
+                Task(
+                    id=line["id"],
+                    prompt=line["prompt"],
+                    family=family,
+                    difficulty=difficulty,
+                    split=split,
+                    hidden=builder(line),
+                    meta=dict(line.get("meta") or {}),
+                )
+            )
+    if not tasks and not problems:
+        problems.append(Problem(str(path), None, None, "holds no tasks"))
+    return tasks, problems
+
+
+def validate_directory(root: str | Path) -> list[Problem]:
+    root = Path(root)
+    if not root.is_dir():
+        return [Problem(str(root), None, None, "not a directory")]
+    manifest, problems = read_manifest(root)
+    if manifest.get("family") in FAMILIES:
+        problems += read_tasks(root, manifest["family"])[1]
+    return problems
+
+
+class DirectoryPack(TaskPack):
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        manifest, problems = read_manifest(self.root)
+        if problems:
+            raise PackValidationError(problems)
+        self.name = str(manifest["name"])
+        self.family = str(manifest["family"])
+        self.version = str(manifest.get("version", "1"))
+        self.description = str(manifest.get("description", ""))
+        self.weights = {str(k): float(v) for k, v in manifest["weights"].items()} if "weights" in manifest else None
+        self.options = dict(manifest.get("options") or {})
+        super().__init__()
+
+    def _load(self) -> Iterable[Task]:
+        tasks, problems = read_tasks(self.root, self.family)
+        if problems:
+            raise PackValidationError(problems)
+        return tasks

@@ -1,0 +1,101 @@
+"""`rlvr grade`: grade a JSONL file of completions; one verdict line per input line, same order."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rlvr.graders.base import Grader, make_grader
+from rlvr.task_packs.registry import PackError, load_pack
+from rlvr.types import Verdict
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("grade", help="grade completions from a JSONL file")
+    parser.add_argument("--pack", required=True, help="pack name (see `rlvr packs list`) or directory")
+    parser.add_argument("--completions", required=True, type=Path, help='JSONL: {"task_id", "completion"} per line')
+    parser.add_argument("--out", required=True, type=Path, help="where to write one verdict per line")
+    parser.add_argument("--jobs", type=int, default=None, help="sandbox workers (default: one per core)")
+    parser.add_argument("--sandbox", default="local", choices=["local", "docker"], help="sandbox backend")
+    parser.add_argument("--runtime", default=None, help="docker runtime, e.g. runsc (gVisor)")
+    parser.add_argument("--executor", default="local", choices=["local", "ray"], help="where graders run")
+    parser.add_argument("--ray-address", default=None, help="Ray cluster address (with --executor ray)")
+    parser.add_argument("--batch-size", type=int, default=512, help="lines graded per batch")
+    parser.add_argument("--no-types", action="store_true", help="skip the type layer (its weight becomes 0)")
+    parser.set_defaults(func=run)
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, str | None, str | None, str | None]]:
+    """(line number, task_id, completion, error) for every non-blank line; never raises on content."""
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                yield number, None, None, f"line {number}: not valid JSON ({exc.msg})"
+                continue
+            if not isinstance(record, dict):
+                yield number, None, None, f"line {number}: expected a JSON object"
+                continue
+            task_id, completion = record.get("task_id"), record.get("completion")
+            if not isinstance(task_id, str) or not task_id:
+                yield number, None, None, f"line {number}: missing or non-string task_id"
+            elif not isinstance(completion, str):
+                yield number, task_id, None, f"line {number}: missing or non-string completion"
+            else:
+                yield number, task_id, completion, None
+
+
+def _grader(args: argparse.Namespace, pack: Any) -> Grader:
+    options: dict[str, Any] = {"sandbox": args.sandbox, "jobs": args.jobs, "runtime": args.runtime}
+    if args.no_types:
+        options["types"] = False
+    if args.executor == "ray":
+        try:
+            from rlvr.executors import make_executor_grader
+        except ImportError as exc:
+            raise SystemExit(f"rlvr grade: --executor ray needs the ray extra: pip install 'rlvr[ray]' ({exc})") from exc
+        return make_executor_grader(pack, executor="ray", ray_address=args.ray_address, **options)
+    return make_grader(pack, **options)
+
+
+def _progress(total: int) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="line", desc="grading", disable=not sys.stderr.isatty(), file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.completions.is_file():
+        print(f"rlvr grade: {args.completions} does not exist", file=sys.stderr)
+        return 2
+    try:
+        pack = load_pack(args.pack)
+        pack.all_tasks()
+    except (PackError, ValueError) as exc:
+        print(f"rlvr grade: {exc}", file=sys.stderr)
+        return 2
+    lines = list(read_lines(args.completions))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with _grader(args, pack) as grader, args.out.open("w", encoding="utf-8") as out, _progress(len(lines)) as bar:
+        for start in range(0, len(lines), max(1, args.batch_size)):
+            batch = lines[start : start + args.batch_size]
+            good = [(n, t, c) for n, t, c, e in batch if e is None]
+            graded = grader.grade_many([t for _, t, _ in good], [c for _, _, c in good]) if good else []
+            by_line: dict[int, Verdict] = {n: v for (n, _, _), v in zip(good, graded, strict=True)}
+            for number, task_id, _, error in batch:
+                verdict = by_line.get(number) or Verdict.failure(task_id or "", error or "ungraded")
+                out.write(json.dumps({"line": number, **verdict.to_json()}, ensure_ascii=False) + "\n")
+                written += 1
+            out.flush()
+            bar.update(len(batch))
+    flagged = sum(1 for _, _, _, e in lines if e)
+    print(f"graded {written} lines -> {args.out}" + (f" ({flagged} malformed, flagged)" if flagged else ""), file=sys.stderr)
+    return 0 if written == len(lines) else 1

@@ -1,0 +1,78 @@
+"""`rlvr packs list|show|validate`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rlvr.task_packs.directory import validate_directory
+from rlvr.task_packs.registry import PackError, list_packs, load_pack
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser("packs", help="list, inspect and validate task packs")
+    sub = parser.add_subparsers(dest="packs_command", metavar="ACTION", required=True)
+    listing = sub.add_parser("list", help="list available packs")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.set_defaults(func=run_list)
+    show = sub.add_parser("show", help="describe one pack")
+    show.add_argument("name", help="pack name or directory")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=run_show)
+    validate = sub.add_parser("validate", help="check a pack directory (pack.toml + tasks.jsonl)")
+    validate.add_argument("path")
+    validate.set_defaults(func=run_validate)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    packs = list_packs()
+    if args.json:
+        print(json.dumps([{k: p.get(k) for k in ("name", "family", "size", "splits")} for p in packs]))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "family", "size", "splits", "description")
+    for pack in packs:
+        table.add_row(
+            pack["name"], str(pack.get("family")), str(pack.get("size")), ",".join(pack.get("splits") or []),
+            pack.get("error") or pack.get("description", ""),
+        )
+    Console().print(table)
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    try:
+        pack = load_pack(args.name)
+        info = pack.info()
+    except (PackError, ValueError) as exc:
+        print(f"rlvr packs show: {exc}", file=sys.stderr)
+        return 2
+    tasks = pack.tasks()
+    by_difficulty: dict[int, int] = {}
+    for task in tasks:
+        by_difficulty[task.difficulty] = by_difficulty.get(task.difficulty, 0) + 1
+    info["difficulties"] = dict(sorted(by_difficulty.items()))
+    info["weights"] = pack.weights
+    info["example_task_ids"] = [t.id for t in tasks[:5]]
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        for key, value in info.items():
+            print(f"{key:>18}: {value}")
+    return 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    problems = validate_directory(args.path)
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(problems)} problem(s) in {args.path}", file=sys.stderr)
+        return 1
+    pack = load_pack(args.path)
+    print(f"ok: {pack.name} ({pack.family}), {len(pack.tasks())} tasks, splits {pack.splits()}")
+    return 0

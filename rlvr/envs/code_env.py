@@ -1,0 +1,110 @@
+"""`rlvr/Code-v0`: a code task as a Gymnasium environment.
+
+reset() shows the task prompt; step(text) grades the text and returns the reward, with the full
+verdict in `info["verdict"]`. Single-turn by default (`terminated=True` after one step); with
+`max_turns > 1` a failing attempt gets the verifier's feedback as the next observation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from rlvr.envs.spaces import UnicodeText
+from rlvr.graders.base import Grader, make_grader
+from rlvr.task_packs.base import TaskPack
+from rlvr.task_packs.registry import load_pack
+from rlvr.types import Task, Verdict
+
+MAX_TEXT = 1 << 20
+
+
+class TextTaskEnv(gym.Env[str, str]):
+    """Shared machinery for text-in/text-out task envs of any family."""
+
+    metadata = {"render_modes": ["ansi"]}
+    family = ""
+
+    def __init__(
+        self,
+        pack: str | TaskPack = "humaneval",
+        *,
+        split: str | None = None,
+        task_id: str | None = None,
+        max_turns: int = 1,
+        grader: Grader | None = None,
+        render_mode: str | None = None,
+        **grader_options: Any,
+    ) -> None:
+        super().__init__()
+        self.pack = load_pack(pack) if isinstance(pack, str) else pack
+        if self.family and self.pack.family != self.family:
+            raise ValueError(f"pack {self.pack.name!r} is a {self.pack.family} pack; this env grades {self.family}")
+        self.tasks: list[Task] = self.pack.tasks(split)
+        if not self.tasks:
+            raise ValueError(f"pack {self.pack.name!r} has no tasks in split {split!r}")
+        self.fixed_task_id = task_id
+        self.max_turns = max(1, int(max_turns))
+        self.render_mode = render_mode
+        self._owns_grader = grader is None
+        self._grader = grader
+        self._grader_options = grader_options
+        self.observation_space = UnicodeText(MAX_TEXT)
+        self.action_space = UnicodeText(MAX_TEXT)
+        self.task: Task | None = None
+        self.turn = 0
+        self.last_verdict: Verdict | None = None
+
+    @property
+    def grader(self) -> Grader:
+        if self._grader is None:
+            self._grader = make_grader(self.pack, **self._grader_options)
+        return self._grader
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        task_id = (options or {}).get("task_id") or self.fixed_task_id
+        if task_id is not None:
+            self.task = self.pack.get(str(task_id))
+        else:
+            self.task = self.tasks[int(self.np_random.integers(0, len(self.tasks)))]
+        self.turn = 0
+        self.last_verdict = None
+        return self.task.prompt, {"task": self.task.public(), "turn": 0}
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self.task is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        text = action if isinstance(action, str) else str(action)
+        try:
+            verdict = self.grader.grade(self.task.id, text)
+        except Exception as exc:  # the grader promises not to raise; if it does, flag it
+            verdict = Verdict.failure(self.task.id, f"grader fault: {type(exc).__name__}: {exc}")
+        self.turn += 1
+        self.last_verdict = verdict
+        terminated = verdict.passed or self.turn >= self.max_turns
+        observation = "" if terminated else self._feedback_observation(verdict)
+        reward = float(np.clip(verdict.reward, 0.0, 1.0))
+        info = {"verdict": verdict.to_json(), "task": self.task.public(), "turn": self.turn}
+        return observation, reward, terminated, False, info
+
+    def _feedback_observation(self, verdict: Verdict) -> str:
+        failed = ", ".join(verdict.gates) or "none"
+        return f"Your answer did not pass (failed: {failed}). {verdict.feedback}".strip()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi" or self.task is None:
+            return None
+        status = "" if self.last_verdict is None else f"\nreward={self.last_verdict.reward:.3f}"
+        return f"[{self.task.id}] turn {self.turn}/{self.max_turns}{status}"
+
+    def close(self) -> None:
+        if self._owns_grader and self._grader is not None:
+            self._grader.close()
+            self._grader = None
+
+
+class CodeEnv(TextTaskEnv):
+    family = "code"

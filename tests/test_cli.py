@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+RLVR = [sys.executable, "-m", "rlvr"]
+
+
+def run(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*RLVR, *args], capture_output=True, text=True, timeout=600, **kwargs)
+
+
+def test_packs_list_json_contract():
+    result = run("packs", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    packs = json.loads(result.stdout)
+    humaneval = next(p for p in packs if p["name"] == "humaneval")
+    assert humaneval == {"name": "humaneval", "family": "code", "size": 164, "splits": ["test"]}
+    assert all(set(p) == {"name", "family", "size", "splits"} for p in packs)
+
+
+def test_unknown_pack_names_the_fix():
+    result = run("packs", "show", "humanevel")
+    assert result.returncode == 2 and "humaneval" in result.stderr and "rlvr packs list" in result.stderr
+
+
+def test_validate_reports_file_line_and_field(tmp_path: Path):
+    (tmp_path / "pack.toml").write_text('name = "broken"\nfamily = "code"\n')
+    lines = [
+        json.dumps({"id": "a", "prompt": "p", "entry_point": "f", "reference": "def f(x):\n    return x\n", "tests": [{"args": [1]}]}),
+        "{not json",
+        json.dumps({"id": "b", "prompt": "p", "entry_point": "f", "reference": "def f(:\n", "tests": [{"args": [1]}]}),
+        json.dumps({"id": "a", "prompt": "p", "entry_point": "f", "reference": "def f(x):\n    return x\n", "tests": [{"args": [1]}], "difficulty": 9}),
+    ]
+    (tmp_path / "tasks.jsonl").write_text("\n".join(lines) + "\n")
+    result = run("packs", "validate", str(tmp_path))
+    assert result.returncode == 1
+    err = result.stderr
+    assert "tasks.jsonl:2: not valid JSON" in err
+    assert "tasks.jsonl:3: reference: does not compile" in err
+    assert "tasks.jsonl:4: id: duplicate of line 1" in err
+    assert "tasks.jsonl:4: difficulty: must be an integer from 1 to 5" in err
+
+
+def test_grade_contract_keeps_order_and_flags_bad_lines(tmp_path: Path, humaneval_problems):
+    good = humaneval_problems["HumanEval/2"]
+    rows = [
+        json.dumps({"task_id": "HumanEval/2", "completion": good["canonical_solution"]}),
+        "{broken json",
+        json.dumps({"task_id": "Nope/1", "completion": "x"}),
+        json.dumps({"task_id": "HumanEval/2", "completion": ""}),
+        json.dumps({"task_id": "HumanEval/2", "completion": "```python\ndef truncate_number(number: float) -> float:\n    return number % 1.0\n```"}),
+        json.dumps({"task_id": "HumanEval/2"}),
+    ]
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out.jsonl"
+    result = run("grade", "--pack", "humaneval", "--completions", str(source), "--out", str(out), "--jobs", "1")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 6 and [row["line"] for row in lines] == [1, 2, 3, 4, 5, 6]
+    for row in lines:
+        assert {"task_id", "reward", "passed", "components", "error"} <= set(row)
+    assert lines[0]["passed"] and lines[0]["error"] is None
+    assert set(lines[0]["components"]) == {"syntax", "types", "tests", "perf"}
+    assert lines[4]["passed"]
+    for index in (1, 2, 3, 5):
+        assert lines[index]["error"] and not lines[index]["passed"] and lines[index]["reward"] == 0.0
+
+
+def test_grade_directory_pack(tmp_path: Path):
+    pack = tmp_path / "mini"
+    pack.mkdir()
+    (pack / "pack.toml").write_text('name = "mini"\nfamily = "code"\nversion = "1"\ndescription = "tiny"\n')
+    task = {
+        "id": "mini/add",
+        "prompt": "def add(a: int, b: int) -> int:\n    \"\"\"Add two numbers.\"\"\"\n",
+        "entry_point": "add",
+        "reference": "def add(a: int, b: int) -> int:\n    return a + b\n",
+        "tests": [{"args": [1, 2]}, {"args": [-5, 5]}, {"args": [10**20, 1]}],
+    }
+    (pack / "tasks.jsonl").write_text(json.dumps(task) + "\n")
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        json.dumps({"task_id": "mini/add", "completion": "    return a + b\n"}) + "\n"
+        + json.dumps({"task_id": "mini/add", "completion": "    return a - b\n"}) + "\n"
+    )
+    out = tmp_path / "out.jsonl"
+    result = run("grade", "--pack", str(pack), "--completions", str(source), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    good, bad = (json.loads(line) for line in out.read_text().splitlines())
+    assert good["passed"] and not bad["passed"] and good["reward"] > bad["reward"]

@@ -1,0 +1,96 @@
+"""Math grader: extract the final answer, then check it against the task's answer in the sympy worker.
+
+Layers: `format` (an answer was stated: `\\boxed{}`, `Answer:` or `####`; a hard gate) and `answer`
+(equivalent to the reference; a hard gate). Default weights format 0.1, answer 0.9, so a correct answer
+(1.0) always beats a well-formatted wrong one (0.1), which beats no answer (0.0).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rlvr.graders.base import Grader
+from rlvr.graders.math_extract import extract_answer
+from rlvr.graders.math_worker import DEFAULT_TIMEOUT, SympyWorker, WorkerCrash, WorkerTimeout
+from rlvr.task_packs.base import TaskPack
+from rlvr.types import Component, Task, Verdict
+
+DEFAULT_WEIGHTS = {"format": 0.1, "answer": 0.9}
+MAX_COMPLETION_CHARS = 200_000
+
+
+def _normalised_weights(weights: dict[str, float] | None) -> dict[str, float]:
+    merged = {**DEFAULT_WEIGHTS, **{k: v for k, v in (weights or {}).items() if k in DEFAULT_WEIGHTS}}
+    total = sum(merged.values())
+    return {k: v / total for k, v in merged.items()} if total > 0 else dict(DEFAULT_WEIGHTS)
+
+
+class MathGrader(Grader):
+    family = "math"
+
+    def __init__(self, pack: TaskPack, **options: Any) -> None:
+        super().__init__(pack, **options)
+        self.weights = _normalised_weights(options.get("weights") or pack.weights)
+        self.timeout = float(options.get("timeout", pack.options.get("timeout", DEFAULT_TIMEOUT)))
+        self._worker = SympyWorker()
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        return [
+            self._grade_one(task, completion) for task, completion in zip(tasks, completions, strict=True)
+        ]
+
+    def _grade_one(self, task: Task, completion: Any) -> Verdict:
+        started = time.perf_counter()
+        if not isinstance(completion, str):
+            return Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
+        reference = task.hidden.get("answer")
+        if reference is None:
+            return Verdict.failure(task.id, "task has no reference answer", gates=["task"])
+        answer = extract_answer(completion[-MAX_COMPLETION_CHARS:])
+        if answer is None:
+            return Verdict(
+                task_id=task.id,
+                components={
+                    "format": Component(0.0, self.weights["format"]),
+                    "answer": Component(0.0, self.weights["answer"]),
+                },
+                gates=["format"],
+                feedback="No final answer found: end with \\boxed{...}, an 'Answer: ...' line or a '#### ...' line.",
+                timings={"grade": time.perf_counter() - started},
+            )
+        equal, how, error = self._compare(answer, str(reference), task.hidden.get("tolerance"))
+        verdict = Verdict(
+            task_id=task.id,
+            reward=self.weights["format"] + (self.weights["answer"] if equal else 0.0),
+            passed=equal,
+            components={
+                "format": Component(
+                    self.weights["format"], self.weights["format"], f"answer: {answer[:200]}"
+                ),
+                "answer": Component(self.weights["answer"] if equal else 0.0, self.weights["answer"], how),
+            },
+            gates=[] if equal else ["answer"],
+            feedback="Correct." if equal else "The final answer is not equivalent to the expected answer.",
+            error=error,
+            flags=["timeout"] if error and "timed out" in error else [],
+        )
+        verdict.timings["grade"] = time.perf_counter() - started
+        return verdict
+
+    def _compare(self, answer: str, reference: str, tolerance: Any) -> tuple[bool, str, str | None]:
+        if answer.strip() == reference.strip():
+            return True, "identical", None
+        request = {"op": "equiv", "candidate": answer, "reference": reference, "tolerance": tolerance}
+        try:
+            reply = self._worker.call(request, self.timeout)
+        except WorkerTimeout:
+            return False, "timeout", f"equivalence check timed out after {self.timeout:g}s"
+        except WorkerCrash as exc:
+            return False, "crash", f"equivalence check failed: {exc}"
+        if not reply.get("ok"):
+            return False, "error", f"equivalence check raised {reply.get('error')}"
+        return bool(reply["equal"]), str(reply.get("how", "")), None
+
+    def close(self) -> None:
+        self._worker.close()

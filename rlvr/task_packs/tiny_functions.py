@@ -1,0 +1,292 @@
+"""`tiny-functions`: one-line Python functions described by a docstring, small enough for a tiny
+model trained on a CPU in minutes, and a noisy teacher that writes warm-start examples for them.
+
+Each task is a typed function header plus docstring; the answer is its one-line body (the
+completion continues the prompt). Families combine a *shape* (compare a number, count matching
+list items, ...) with a *relation word* ("at least" -> `>=`) and a constant.
+
+Held-out split ("test") = templates never trained on: shape/word combinations whose parts appear
+in training only separately (e.g. "count the numbers that are at least k": training has "at least"
+only in `compare`, and `count_if` only with other words). No train task shares a template with a
+test task.
+
+The teacher (`sft_examples`) writes bodies for *training* templates only and, at `bug_rate`,
+makes one of four ordinary mistakes (forgotten `return`, off-by-one constant or sibling
+operator, wrong variable name, unclosed bracket). A model imitating it is right only part of the
+time; the grader's reward is what can tell the mistakes apart.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rlvr.task_packs.base import TaskPack
+from rlvr.types import Task
+
+RELATIONS = {"greater than": ">", "less than": "<", "at least": ">=", "at most": "<=", "equal to": "=="}
+ARITHMETIC = {"plus": "+", "minus": "-", "times": "*"}
+REDUCTIONS = {"sum": "sum", "largest number": "max", "smallest number": "min", "length": "len"}
+STRING_METHODS = {
+    "in upper case": "{a}.upper()",
+    "in lower case": "{a}.lower()",
+    "reversed": "{a}[::-1]",
+    "with surrounding spaces removed": "{a}.strip()",
+}
+FUNCTION_NAMES = ("solve", "compute", "answer", "calc", "func", "helper")
+ARGUMENT_NAMES = {
+    "int": ("x", "n", "value", "num"),
+    "list": ("xs", "nums", "values", "items"),
+    "str": ("s", "text", "word"),
+}
+SIBLINGS = {
+    ">": ">=",
+    ">=": ">",
+    "<": "<=",
+    "<=": "<",
+    "==": ">=",
+    "+": "-",
+    "-": "+",
+    "*": "+",
+    "sum": "len",
+    "len": "sum",
+    "max": "min",
+    "min": "max",
+}
+
+
+@dataclass(frozen=True)
+class Template:
+    """One function shape. `header`/`doc`/`body` are format strings over a (argument), w (word),
+    op (operator or function) and k (constant)."""
+
+    family: str
+    difficulty: int
+    kind: str  # argument type: int, list or str
+    returns: str
+    doc: str
+    body: str
+    words: dict[str, str]
+    train_words: tuple[str, ...]
+    constants: tuple[int, ...] = ()
+
+
+TEMPLATES = (
+    Template(
+        "arith",
+        1,
+        "int",
+        "int",
+        "Return {a} {w} {k}.",
+        "{a} {op} {k}",
+        ARITHMETIC,
+        tuple(ARITHMETIC),
+        tuple(range(1, 10)),
+    ),
+    Template(
+        "compare",
+        1,
+        "int",
+        "bool",
+        "Return True if {a} is {w} {k}.",
+        "{a} {op} {k}",
+        RELATIONS,
+        tuple(RELATIONS),
+        tuple(range(10)),
+    ),
+    Template(
+        "reduce", 2, "list", "int", "Return the {w} of {a}.", "{op}({a})", REDUCTIONS, tuple(REDUCTIONS)
+    ),
+    Template("string", 2, "str", "str", "Return {a} {w}.", "", STRING_METHODS, tuple(STRING_METHODS)),
+    Template(
+        "repeat",
+        2,
+        "str",
+        "str",
+        "Return {a} repeated {k} times.",
+        "{a} * {k}",
+        {"": ""},
+        ("",),
+        tuple(range(2, 6)),
+    ),
+    Template(
+        "count_if",
+        3,
+        "list",
+        "int",
+        "Return how many numbers in {a} are {w} {k}.",
+        "sum(1 for v in {a} if v {op} {k})",
+        RELATIONS,
+        ("greater than", "less than", "equal to"),
+        tuple(range(10)),
+    ),
+    Template(
+        "filter",
+        3,
+        "list",
+        "list[int]",
+        "Return the numbers in {a} that are {w} {k}.",
+        "[v for v in {a} if v {op} {k}]",
+        RELATIONS,
+        ("greater than", "less than", "equal to"),
+        tuple(range(10)),
+    ),
+    Template(
+        "map",
+        3,
+        "list",
+        "list[int]",
+        "Return each number in {a} {w} {k}.",
+        "[v {op} {k} for v in {a}]",
+        ARITHMETIC,
+        ("plus", "times"),
+        tuple(range(1, 10)),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Instance:
+    template: Template
+    word: str
+    k: int | None
+    argument: str
+    function: str
+
+    @property
+    def operator(self) -> str:
+        return self.template.words[self.word]
+
+    def prompt(self) -> str:
+        kind = {"int": "int", "list": "list[int]", "str": "str"}[self.template.kind]
+        doc = self.template.doc.format(a=self.argument, w=self.word, k=self.k)
+        return f'def {self.function}({self.argument}: {kind}) -> {self.template.returns}:\n    """{doc}"""\n'
+
+    def expression(
+        self, operator: str | None = None, k: int | None = None, argument: str | None = None
+    ) -> str:
+        op = operator or self.operator
+        a = argument or self.argument
+        k = self.k if k is None else k
+        if self.template.family == "string":
+            return op.format(a=a)
+        return self.template.body.format(a=a, op=op, k=k)
+
+    def answer(self) -> str:
+        return f"    return {self.expression()}\n"
+
+    def calls(self) -> list[tuple[object, ...]]:
+        k = self.k if self.k is not None else 3
+        if self.template.kind == "int":
+            values = sorted({-3, 0, 1, k - 1, k, k + 1, 12})
+            return [(v,) for v in values]
+        if self.template.kind == "str":
+            return [("abc",), ("  Mixed Case  ",), ("",), ("Zz 9 ",)]
+        lists = [[k], [k - 1, k, k + 1], [0, 5, 9, 2, k], [-4, 7, k, k, 3, 11]]
+        if self.template.family != "reduce":
+            lists.insert(0, [])
+        return [(values,) for values in lists]
+
+
+def _stable_choice(options: tuple[str, ...], *key: object) -> str:
+    return options[zlib.crc32(repr(key).encode()) % len(options)]
+
+
+def instances(split: str) -> list[Instance]:
+    """Every task of a split: one instance per (template, word, constant)."""
+    out: list[Instance] = []
+    for template in TEMPLATES:
+        words = [w for w in template.words if (w in template.train_words) == (split == "train")]
+        for word in words:
+            for k in template.constants or (None,):
+                key = (template.family, word, k)
+                argument = _stable_choice(ARGUMENT_NAMES[template.kind], *key)
+                out.append(Instance(template, word, k, argument, _stable_choice(FUNCTION_NAMES, "f", *key)))
+    return out
+
+
+def to_task(instance: Instance, split: str) -> Task:
+    slug = instance.word.replace(" ", "_") or "times"
+    suffix = "" if instance.k is None else f"/{instance.k}"
+    return Task(
+        id=f"tiny/{instance.template.family}/{slug}{suffix}",
+        prompt=instance.prompt(),
+        family="code",
+        difficulty=instance.template.difficulty,
+        split=split,
+        hidden={
+            "entry_point": instance.function,
+            "reference": instance.prompt() + instance.answer(),
+            "check": None,
+            "calls": instance.calls(),
+            "mode": "hidden",
+        },
+        meta={"template": instance.template.family, "word": instance.word},
+    )
+
+
+BUGS = ("no_return", "off_by_one", "wrong_name", "unclosed")
+
+
+def buggy_answer(instance: Instance, bug: str) -> str:
+    """The teacher's version of the body with one ordinary mistake."""
+    if bug == "no_return":
+        return f"    {instance.expression()}\n"
+    if bug == "off_by_one":
+        if instance.k is not None:
+            return f"    return {instance.expression(k=instance.k + 1)}\n"
+        sibling = SIBLINGS.get(instance.operator)
+        if sibling is None:  # string methods: the neighbouring method
+            methods = list(STRING_METHODS.values())
+            sibling = methods[(methods.index(instance.operator) + 1) % len(methods)]
+        return f"    return {instance.expression(operator=sibling)}\n"
+    if bug == "wrong_name":
+        other = "x" if instance.argument != "x" else "n"
+        return f"    return {instance.expression(argument=other)}\n"
+    if bug == "unclosed":
+        expression = instance.expression()
+        for closer in (")", "]"):
+            if expression.endswith(closer):
+                return f"    return {expression[:-1]}\n"
+        return f"    return ({expression}\n"
+    raise ValueError(f"unknown bug {bug!r}; choose from {BUGS}")
+
+
+def sft_examples(count: int, seed: int = 0, bug_rate: float = 0.5) -> list[tuple[str, str]]:
+    """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
+    function names drawn at random (so the model learns to copy them)."""
+    rng = random.Random(seed)
+    train = instances("train")
+    out = []
+    for _ in range(count):
+        base = rng.choice(train)
+        instance = Instance(
+            base.template,
+            base.word,
+            base.k,
+            rng.choice(ARGUMENT_NAMES[base.template.kind]),
+            rng.choice(FUNCTION_NAMES),
+        )
+        body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()
+        out.append((instance.prompt(), body))
+    return out
+
+
+class TinyFunctionsPack(TaskPack):
+    name = "tiny-functions"
+    family = "code"
+    version = "1"
+    description = (
+        "One-line typed Python functions from a docstring (8 templates); the test split holds "
+        "template/word combinations never trained on. Ships a noisy teacher for warm starts."
+    )
+
+    def _load(self) -> Iterable[Task]:
+        for split in ("train", "test"):
+            for instance in instances(split):
+                yield to_task(instance, split)
+
+    def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.5) -> list[tuple[str, str]]:
+        return sft_examples(count, seed, bug_rate)

@@ -1,0 +1,293 @@
+"""Grade on a Ray cluster: one actor per worker, each holding its own grader and warm sandbox.
+
+The driver splits a batch into chunks and keeps at most `max_inflight_per_worker` chunks queued
+on each actor (backpressure: the driver never floods the object store, and a lost actor loses
+little work). When an actor dies mid-batch (node failure, OOM kill, chunk over its deadline) its
+chunks are retried once, item by item so that one poisonous item cannot sink its neighbours, on
+the surviving or replacement actors; an item that fails a second time gets a verdict with
+`error` set and the `worker_lost` flag — never a silent 0.
+
+Trusted-oracle rule: actors are trusted grading processes (they hold the pack's hidden data);
+untrusted code still runs only inside each actor's sandbox.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rlvr.executors.ray_cluster import connect
+from rlvr.graders.base import Grader, make_grader
+from rlvr.task_packs.base import TaskPack
+from rlvr.task_packs.registry import load_pack
+from rlvr.types import Task, Verdict
+
+GraderFactory = Callable[..., Grader]
+
+DEFAULT_CHUNK_TIMEOUT_SECONDS = 900.0
+MAX_CHUNK_SIZE = 32
+WORKER_LOST_FLAG = "worker_lost"
+
+
+class GradingWorker:
+    """The body of one Ray actor: builds its grader (and so its sandbox) once, then grades chunks."""
+
+    def __init__(self, pack: TaskPack | str, factory: GraderFactory | None, options: dict[str, Any]) -> None:
+        resolved = load_pack(pack) if isinstance(pack, str) else pack
+        self.grader = (factory or make_grader)(resolved, **options)
+
+    def describe(self) -> dict[str, Any]:
+        """The actor's process id and its grader's reward weights."""
+        weights = getattr(self.grader, "weights", None)
+        return {"pid": os.getpid(), "weights": dict(weights) if isinstance(weights, dict) else None}
+
+    def grade(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+        return self.grader.grade_many(task_ids, completions)
+
+    def close(self) -> None:
+        self.grader.close()
+
+
+@dataclass
+class _Chunk:
+    positions: list[int]
+    attempt: int = 0
+
+
+@dataclass
+class _Slot:
+    """One worker position; `actor` is replaced when the actor dies."""
+
+    index: int
+    actor: Any
+    inflight: int = 0
+    alive: bool = True
+
+
+@dataclass
+class _InFlight:
+    slot: _Slot
+    actor: Any
+    chunk: _Chunk
+    started: float
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+
+
+class RayGrader(Grader):
+    """A `Grader` whose `grade_many` fans out to Ray actors.
+
+    `workers` defaults to the cluster's CPUs divided by `cpus_per_worker`. `address` is None
+    (start a private loopback cluster), "auto", "HOST:PORT" or "ray://HOST:PORT". Remaining
+    options go to each actor's `make_grader` (e.g. `jobs`, `timeout`, `types`); `jobs` defaults
+    to `cpus_per_worker` so each actor's sandbox matches the CPUs Ray reserved for it.
+    """
+
+    def __init__(
+        self,
+        pack: TaskPack | str,
+        workers: int | None = None,
+        address: str | None = None,
+        *,
+        cpus_per_worker: float = 1.0,
+        chunk_size: int | None = None,
+        max_inflight_per_worker: int = 2,
+        chunk_timeout: float = DEFAULT_CHUNK_TIMEOUT_SECONDS,
+        max_worker_replacements: int | None = None,
+        grader_factory: GraderFactory | None = None,
+        num_cpus: int | None = None,
+        start_timeout: float = 180.0,
+        **options: Any,
+    ) -> None:
+        resolved = load_pack(pack) if isinstance(pack, str) else pack
+        super().__init__(resolved, **options)
+        if workers is not None and workers < 1:
+            raise ValueError("workers must be at least 1")
+        if max_inflight_per_worker < 1:
+            raise ValueError("max_inflight_per_worker must be at least 1")
+        self.family = resolved.family
+        self.ray, self._owns_cluster = connect(address, num_cpus=num_cpus)
+        self.cpus_per_worker = cpus_per_worker
+        if workers is None:
+            cluster_cpus = float(self.ray.cluster_resources().get("CPU", 1))
+            workers = max(1, int(cluster_cpus // cpus_per_worker))
+        self.workers = workers
+        self.chunk_size = chunk_size
+        self.max_inflight_per_worker = max_inflight_per_worker
+        self.chunk_timeout = chunk_timeout
+        self.replacements_left = workers * 2 if max_worker_replacements is None else max_worker_replacements
+        self.replacements = 0
+        actor_options = dict(options)
+        actor_options.setdefault("jobs", max(1, int(cpus_per_worker)))
+        # A pack given by name is loaded on each actor; a pack object is put in the object store
+        # once and every actor (including replacements) reads it from there.
+        pack_spec: Any = pack if isinstance(pack, str) else self.ray.put(pack)
+        self._actor_args = (pack_spec, grader_factory, actor_options)
+        self._actor_class = self.ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(GradingWorker)
+        self._lock = threading.Lock()
+        self._closed = False
+        self.slots: list[_Slot] = []
+        try:
+            self.slots = [_Slot(i, self._new_actor()) for i in range(workers)]
+            # Fail fast if the actors cannot start or build their graders (e.g. rlvr missing on a
+            # node, or more workers than the cluster has CPUs for).
+            descriptions = self.ray.get(
+                [slot.actor.describe.remote() for slot in self.slots], timeout=start_timeout
+            )
+        except Exception as exc:
+            self.close()
+            raise RuntimeError(f"could not start {workers} Ray grading workers: {_first_line(exc)}") from exc
+        self.weights: dict[str, float] | None = descriptions[0]["weights"]
+
+    # ------------------------------------------------------------------ actors
+    def _new_actor(self) -> Any:
+        return self._actor_class.remote(*self._actor_args)
+
+    def _replace(self, slot: _Slot) -> None:
+        slot.alive = False
+        slot.inflight = 0
+        try:
+            self.ray.kill(slot.actor)
+        except Exception:
+            pass  # already gone
+        if self.replacements_left <= 0:
+            return
+        self.replacements_left -= 1
+        self.replacements += 1
+        slot.actor = self._new_actor()
+        slot.alive = True
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the live actors (for tests and diagnostics)."""
+        refs = [slot.actor.describe.remote() for slot in self.slots if slot.alive]
+        return [description["pid"] for description in self.ray.get(refs)]
+
+    # ------------------------------------------------------------------ batches
+    def _chunks(self, size: int) -> deque[_Chunk]:
+        chunk = self.chunk_size or max(1, min(MAX_CHUNK_SIZE, math.ceil(size / (self.workers * 4))))
+        return deque(_Chunk(list(range(start, min(size, start + chunk)))) for start in range(0, size, chunk))
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        if not tasks:
+            return []
+        with self._lock:
+            if self._closed:
+                return [
+                    Verdict.failure(task.id, "the Ray grader is closed", gates=["grader"]) for task in tasks
+                ]
+            return self._grade_locked(tasks, completions)
+
+    def _grade_locked(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        ray = self.ray
+        lost_errors = (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError)
+        results: list[Verdict | None] = [None] * len(tasks)
+        pending = self._chunks(len(tasks))
+        inflight: dict[Any, _InFlight] = {}
+
+        def fail(chunk: _Chunk, message: str) -> None:
+            for position in chunk.positions:
+                verdict = Verdict.failure(tasks[position].id, message, gates=["grader"])
+                verdict.flags.append(WORKER_LOST_FLAG)
+                results[position] = verdict
+
+        def retry_or_fail(chunk: _Chunk, reason: str) -> None:
+            if chunk.attempt == 0:
+                pending.extend(_Chunk([position], attempt=1) for position in chunk.positions)
+            else:
+                fail(chunk, f"grading worker lost twice; last: {reason}")
+
+        while pending or inflight:
+            self._dispatch(pending, inflight, tasks, completions)
+            if not inflight:  # every actor is gone and none may be replaced
+                while pending:
+                    fail(pending.popleft(), "no grading workers left on the Ray cluster")
+                break
+            ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
+            for ref in ready:
+                job = inflight.pop(ref)
+                current = job.slot.actor is job.actor
+                if current and job.slot.inflight > 0:
+                    job.slot.inflight -= 1
+                try:
+                    verdicts = ray.get(ref)
+                except lost_errors as exc:
+                    if current and job.slot.alive:
+                        self._replace(job.slot)
+                    retry_or_fail(job.chunk, _first_line(exc))
+                    continue
+                except Exception as exc:  # the actor's grader raised: a grader bug, not a lost worker
+                    for position in job.chunk.positions:
+                        results[position] = Verdict.failure(
+                            tasks[position].id,
+                            f"grader fault on Ray worker: {_first_line(exc)}",
+                            gates=["grader"],
+                        )
+                    continue
+                if not isinstance(verdicts, list) or len(verdicts) != len(job.chunk.positions):
+                    fail(job.chunk, "worker returned a malformed result")
+                    continue
+                for position, verdict in zip(job.chunk.positions, verdicts, strict=True):
+                    results[position] = verdict
+            self._replace_overdue(inflight)
+        return [
+            v if v is not None else Verdict.failure(tasks[i].id, "internal: ungraded", gates=["grader"])
+            for i, v in enumerate(results)
+        ]
+
+    def _dispatch(
+        self,
+        pending: deque[_Chunk],
+        inflight: dict[Any, _InFlight],
+        tasks: list[Task],
+        completions: list[str],
+    ) -> None:
+        """Hand out chunks round-robin while each live actor has room (the backpressure bound)."""
+        progress = True
+        while pending and progress:
+            progress = False
+            for slot in self.slots:
+                if not pending:
+                    break
+                if slot.alive and slot.inflight < self.max_inflight_per_worker:
+                    chunk = pending.popleft()
+                    ids = [tasks[p].id for p in chunk.positions]
+                    texts = [completions[p] for p in chunk.positions]
+                    ref = slot.actor.grade.remote(ids, texts)
+                    inflight[ref] = _InFlight(slot, slot.actor, chunk, time.monotonic())
+                    slot.inflight += 1
+                    progress = True
+
+    def _replace_overdue(self, inflight: dict[Any, _InFlight]) -> None:
+        """A chunk past its deadline means a hung worker: replace it; its chunks then come back as lost."""
+        now = time.monotonic()
+        for job in list(inflight.values()):
+            if job.slot.actor is job.actor and job.slot.alive and now - job.started > self.chunk_timeout:
+                self._replace(job.slot)
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        alive = [slot.actor for slot in self.slots if slot.alive]
+        try:
+            self.ray.get([actor.close.remote() for actor in alive], timeout=30)
+        except Exception:
+            pass  # an actor that cannot close cleanly is killed below
+        for actor in alive:
+            try:
+                self.ray.kill(actor)
+            except Exception:
+                pass
+        if self._owns_cluster:
+            self.ray.shutdown()

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from rlvr.graders.base import Grader
+from rlvr.graders.math_cache import VerdictCache
 from rlvr.graders.math_extract import extract_answer
 from rlvr.graders.math_worker import DEFAULT_TIMEOUT, SympyWorker, WorkerCrash, WorkerTimeout
 from rlvr.task_packs.base import TaskPack
@@ -34,6 +35,7 @@ class MathGrader(Grader):
         self.weights = _normalised_weights(options.get("weights") or pack.weights)
         self.timeout = float(options.get("timeout", pack.options.get("timeout", DEFAULT_TIMEOUT)))
         self._worker = SympyWorker()
+        self._cache = VerdictCache()
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         return [
@@ -41,9 +43,16 @@ class MathGrader(Grader):
         ]
 
     def _grade_one(self, task: Task, completion: Any) -> Verdict:
-        started = time.perf_counter()
         if not isinstance(completion, str):
             return Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
+        verdict = self._cache.get(task.id, completion)
+        if verdict is None:
+            verdict = self._grade_uncached(task, completion)
+            self._cache.put(task.id, completion, verdict)
+        return verdict
+
+    def _grade_uncached(self, task: Task, completion: str) -> Verdict:
+        started = time.perf_counter()
         reference = task.hidden.get("answer")
         if reference is None:
             return Verdict.failure(task.id, "task has no reference answer", gates=["task"])

@@ -8,6 +8,7 @@ a fresh fork of a zygote (see zygote.py); the trusted side sees only plain data.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 import select
@@ -16,14 +17,19 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rlvr.sandbox.codec import CodecError, from_wire, to_wire
+from rlvr.sandbox.view import runtime_view
 
 ZYGOTE_SOURCE = (Path(__file__).parent / "zygote.py").read_text()
+LAUNCHER_SOURCE = (Path(__file__).parent / "launcher.py").read_text()
+STARTUP_SECONDS = 20.0
+DEGRADED_FLAG = "degraded:no-namespaces"
 RESPONSE_MARGIN_SECONDS = 5.0
 MAX_RESPONSE_BYTES = 8 << 20
 
@@ -59,15 +65,20 @@ class ExecResult:
     exit: int | None = None
     wall: float = 0.0
     detail: str = ""
+    flags: list[str] = field(default_factory=list)
+    """Isolation caveats that apply to this run (e.g. `degraded:no-namespaces`); copy into Verdict.flags."""
 
     @property
     def sandbox_error(self) -> bool:
         return self.status == "sandbox_error"
 
 
-def _read_exact(stream: Any, size: int, deadline: float) -> bytes:
+class SandboxUnavailable(RuntimeError):
+    """The requested isolation cannot be set up on this machine."""
+
+
+def read_exact(fd: int, size: int, deadline: float) -> bytes:
     chunks: list[bytes] = []
-    fd = stream.fileno()
     while size:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -84,64 +95,72 @@ def _read_exact(stream: Any, size: int, deadline: float) -> bytes:
 
 
 class ZygoteWorker:
-    """One warm zygote process. Not thread-safe: the pool hands each to one thread at a time."""
+    """One warm zygote speaking the length-prefixed JSON protocol. Subclasses say how it is started,
+    how bytes reach it and how it is killed. Not thread-safe: the pool hands each to one thread."""
 
-    def __init__(self, command: list[str] | None = None) -> None:
-        self.command = command or [sys.executable, "-I", "-S", "-B", "-c", ZYGOTE_SOURCE]
-        self.process: subprocess.Popen[bytes] | None = None
+    def __init__(self) -> None:
         self.restarts = 0
+        self.flags: list[str] = []
         self.start()
 
+    # ---- transport, implemented by subclasses
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            self.command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-            cwd="/",
-            close_fds=True,
-        )
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
+        raise NotImplementedError
 
     def kill(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.kill()
-        if self.process:
-            self.process.wait()
+        raise NotImplementedError
 
+    def alive(self) -> bool:
+        raise NotImplementedError
+
+    def send_bytes(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def receive_exact(self, size: int, deadline: float) -> bytes:
+        raise NotImplementedError
+
+    # ---- protocol
     def restart(self) -> None:
         self.kill()
         self.restarts += 1
         self.start()
 
+    def receive_message(self, deadline: float) -> dict[str, Any]:
+        (size,) = struct.unpack(">I", self.receive_exact(4, deadline))
+        if size > MAX_RESPONSE_BYTES:
+            raise ValueError("oversized response")
+        message = json.loads(self.receive_exact(size, deadline))
+        if not isinstance(message, dict):
+            raise ValueError("malformed response")
+        return message
+
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
-        process = self.process
-        if process is None or process.poll() is not None:
-            self.restart()
-            process = self.process
-        assert process is not None and process.stdin is not None and process.stdout is not None
+        try:
+            if not self.alive():
+                self.restart()
+        except (SandboxUnavailable, OSError) as exc:
+            return {"status": "sandbox_error", "detail": f"worker could not be restarted: {exc}"}
         data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
         deadline = time.monotonic() + timeout
         try:
-            process.stdin.write(struct.pack(">I", len(data)) + data)
-            process.stdin.flush()
-            (size,) = struct.unpack(">I", _read_exact(process.stdout, 4, deadline))
-            if size > MAX_RESPONSE_BYTES:
-                raise ValueError("oversized response")
-            return json.loads(_read_exact(process.stdout, size, deadline))
+            self.send_bytes(struct.pack(">I", len(data)) + data)
+            return self.receive_message(deadline)
         except (OSError, EOFError, TimeoutError, ValueError) as exc:
-            self.restart()
+            try:
+                self.restart()
+            except (SandboxUnavailable, OSError):
+                pass  # the next request retries; this one is already flagged
             return {"status": "sandbox_error", "detail": f"worker failed: {type(exc).__name__}: {exc}"}
 
     def run(self, job: Job) -> ExecResult:
         try:
             calls = [to_wire(list(args)) for args in job.calls]
         except CodecError as exc:
-            return ExecResult(status="sandbox_error", detail=f"task arguments are not plain data: {exc}")
+            return ExecResult(
+                status="sandbox_error",
+                detail=f"task arguments are not plain data: {exc}",
+                flags=list(self.flags),
+            )
         message = {
             "op": "run",
             "source": job.source,
@@ -153,7 +172,79 @@ class ZygoteWorker:
             "max_output": job.max_output,
         }
         raw = self.request(message, job.timeout + RESPONSE_MARGIN_SECONDS)
-        return decode_response(raw, len(job.calls))
+        result = decode_response(raw, len(job.calls))
+        result.flags = list(self.flags)
+        return result
+
+
+class ProcessWorker(ZygoteWorker):
+    """A zygote in a local child process: namespaced through the launcher, or (degraded) bare."""
+
+    def __init__(self, isolation: str = "namespaces") -> None:
+        if isolation not in ("namespaces", "none"):
+            raise ValueError(f"unknown isolation {isolation!r}")
+        self.isolation = isolation
+        self.process: subprocess.Popen[bytes] | None = None
+        super().__init__()
+
+    def command(self) -> list[str]:
+        if self.isolation == "none":
+            return [sys.executable, "-I", "-S", "-B", "-c", ZYGOTE_SOURCE]
+        config = runtime_view().to_config() | {"zygote": ZYGOTE_SOURCE}
+        return [sys.executable, "-I", "-S", "-B", "-c", LAUNCHER_SOURCE, json.dumps(config)]
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            self.command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={"LANG": "C.UTF-8"},
+            cwd="/",
+            close_fds=True,
+        )
+        if self.isolation == "none":
+            self.flags = [DEGRADED_FLAG]
+            return
+        try:
+            hello = self.receive_message(time.monotonic() + STARTUP_SECONDS)
+        except (OSError, EOFError, TimeoutError, ValueError) as exc:
+            self.kill()
+            raise SandboxUnavailable(f"sandbox launcher failed: {type(exc).__name__}: {exc}") from exc
+        if hello.get("status") != "isolated":
+            self.kill()
+            raise SandboxUnavailable(f"namespace sandbox unavailable: {hello.get('detail', hello)}")
+        self.flags = [str(flag) for flag in hello.get("flags") or []]
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+    def send_bytes(self, data: bytes) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def receive_exact(self, size: int, deadline: float) -> bytes:
+        assert self.process is not None and self.process.stdout is not None
+        return read_exact(self.process.stdout.fileno(), size, deadline)
 
 
 def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
@@ -184,22 +275,38 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
     )
 
 
-class LocalSandbox:
-    """A pool of warm zygotes. `run_many` keeps input order; each worker serves one job at a time."""
+class WorkerPool:
+    """Warm workers, one job each at a time. `run_many` keeps input order. Subclasses make workers."""
 
-    name = "local"
+    name = "pool"
 
     def __init__(self, workers: int | None = None) -> None:
         self.size = max(1, workers or os.cpu_count() or 1)
-        self.workers = [ZygoteWorker() for _ in range(self.size)]
+        self.workers: list[ZygoteWorker] = []
+        try:
+            for _ in range(self.size):
+                self.workers.append(self.make_worker())
+        except BaseException:
+            for worker in self.workers:
+                worker.kill()
+            raise
         self._idle: queue.Queue[ZygoteWorker] = queue.Queue()
         for worker in self.workers:
             self._idle.put(worker)
-        self._executor = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="rlvr-sandbox")
+        self._executor = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix=f"rlvr-{self.name}")
         self._lock = threading.Lock()
         self.closed = False
 
+    def make_worker(self) -> ZygoteWorker:
+        raise NotImplementedError
+
+    @property
+    def flags(self) -> list[str]:
+        return sorted({flag for worker in self.workers for flag in worker.flags})
+
     def run(self, job: Job) -> ExecResult:
+        if self.closed:
+            return ExecResult(status="sandbox_error", detail="sandbox is closed")
         worker = self._idle.get()
         try:
             return worker.run(job)
@@ -218,8 +325,35 @@ class LocalSandbox:
         for worker in self.workers:
             worker.kill()
 
-    def __enter__(self) -> LocalSandbox:
+    def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class LocalSandbox(WorkerPool):
+    """Zygotes in Linux namespaces (see launcher.py). `isolation`: "namespaces" refuses to run without
+    them; "auto" (the default) falls back to bare zygotes with a warning and the `degraded:no-namespaces`
+    flag on every result; "none" asks for the degraded mode outright (it is flagged just the same)."""
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None, isolation: str | None = None) -> None:
+        requested = isolation or os.environ.get("RLVR_SANDBOX_ISOLATION") or "auto"
+        if requested not in ("auto", "namespaces", "none"):
+            raise ValueError(f"isolation must be auto, namespaces or none, not {requested!r}")
+        self.isolation = "none" if requested == "none" else "namespaces"
+        try:
+            super().__init__(workers)
+        except SandboxUnavailable as exc:
+            if requested == "namespaces":
+                raise
+            message = f"rlvr sandbox running DEGRADED (no namespace isolation): {exc}"
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            logging.getLogger("rlvr.sandbox").warning(message)
+            self.isolation = "none"
+            super().__init__(workers)
+
+    def make_worker(self) -> ZygoteWorker:
+        return ProcessWorker(self.isolation)

@@ -267,7 +267,20 @@ def run_candidate(request, token, wfd):
 
 # ---------------------------------------------------------------- the zygote: supervises children
 def reap_strays(own_pid):
-    """Kill every remaining descendant (we are a subreaper, so orphans are re-parented to us)."""
+    """Kill every remaining descendant. As pid 1 of a pid namespace, kill(-1) reaches every other
+    process in it; otherwise we are a subreaper, so orphans are re-parented to us and found in /proc."""
+    if own_pid == 1:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                return
+            except InterruptedError:
+                continue
     for _ in range(50):
         children = []
         try:
@@ -404,7 +417,8 @@ def decode_child_messages(buffer, token, status, exit_status, wall):
 
 
 def main():
-    become_subreaper()
+    if os.getpid() != 1:  # as pid 1 of its namespace it reaps orphans already and dies with the launcher
+        become_subreaper()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     while True:
         try:

@@ -49,6 +49,7 @@ _SUPPRESSION = re.compile(
 )
 
 _DYNAMIC_IMPORTERS = frozenset({"__import__", "import_module"})
+_NO_TYPE_CHECK = frozenset({"no_type_check", "no_type_check_decorator"})
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,63 @@ def neutralize_comments(source: str) -> str:
     return b"".join(pieces).decode("utf-8", "surrogatepass")
 
 
+def type_check_evasions(source: str) -> list[tuple[int, str]]:
+    """Constructs that make pyright skip code which still runs, so a type error there would cost
+    nothing: `@no_type_check` (any reference outside an import), and `if TYPE_CHECKING` tests
+    whose runtime branch (`if not TYPE_CHECKING:`, or an `else`/`elif`) pyright treats as unreachable.
+    Returns (1-based line, description) pairs; the types layer charges one error for each."""
+    encoded = source.encode("utf-8", "surrogatepass")
+    found: list[tuple[int, str]] = []
+    for node in _nodes(_parse(encoded)):
+        if node.type == "identifier" and _text(node) in _NO_TYPE_CHECK and not _inside_import(node):
+            found.append((node.start_point[0] + 1, f"{_text(node)} hides code from the type checker"))
+        elif node.type == "if_statement" and _hides_runtime_branch(node):
+            found.append(
+                (node.start_point[0] + 1, "TYPE_CHECKING test hides runtime code from the type checker")
+            )
+    return found
+
+
+def _inside_import(node: Node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("import_statement", "import_from_statement"):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _hides_runtime_branch(if_node: Node) -> bool:
+    condition = if_node.child_by_field_name("condition")
+    if condition is None:
+        return False
+    names = [n for n, _ in _subtree(condition) if n.type == "identifier" and _text(n) == "TYPE_CHECKING"]
+    if not names:
+        return False
+    negated = any(n.type == "not_operator" for n, _ in _subtree(condition))
+    has_alternative = any(c.type in ("else_clause", "elif_clause") for c in if_node.children)
+    return negated or has_alternative
+
+
+def _subtree(node: Node) -> Iterator[tuple[Node, int]]:
+    """`node` and its descendants in document order with their depth below `node`, iteratively."""
+    cursor = node.walk()
+    depth = 0
+    while True:
+        current = cursor.node
+        if current is not None:
+            yield current, depth
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if depth == 0 or not cursor.goto_parent():
+                return
+            depth -= 1
+        if depth == 0:
+            return
+
+
 @dataclass
 class _Walk:
     comments: list[Comment] = field(default_factory=list)
@@ -155,19 +213,7 @@ def _nodes(tree: Tree) -> Iterator[Node]:
 
 
 def _nodes_with_depth(tree: Tree) -> Iterator[tuple[Node, int]]:
-    cursor = tree.walk()
-    depth = 0
-    while True:
-        node = cursor.node
-        if node is not None:
-            yield node, depth
-        if cursor.goto_first_child():
-            depth += 1
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return
-            depth -= 1
+    return _subtree(tree.root_node)
 
 
 def _walk(tree: Tree, encoded: bytes) -> _Walk:

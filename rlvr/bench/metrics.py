@@ -45,7 +45,7 @@ def pass_at_ks(
     notes: list[str] = []
     for k in ks:
         value, short = mean_pass_at_k(counts, k)
-        values[f"pass@{k}"] = None if value is None else round(value, 6)
+        values[f"pass@{k}"] = value  # unrounded: the estimator is exact, keep it so
         if short:
             listed = ", ".join(f"{ids[i]} (n={counts[i][0]})" for i in short[:5])
             more = f" and {len(short) - 5} more" if len(short) > 5 else ""
@@ -82,8 +82,7 @@ def task_rows(groups: dict[str, list[dict[str, Any]]], ks: list[int]) -> list[di
             "errors": sum(1 for r in samples if r.get("error") or r.get("generation_error")),
         }
         for k in ks:
-            value = pass_at_k(n, c, k)
-            row[f"pass@{k}"] = None if value is None else round(value, 6)
+            row[f"pass@{k}"] = pass_at_k(n, c, k)
         rows.append(row)
     return rows
 

@@ -6,6 +6,7 @@ import gymnasium as gym
 
 
 def register_envs() -> None:
+    from rlvr.envs import vector  # noqa: F401  (registers UnicodeText shared memory for async vector envs)
     if "rlvr/Code-v0" not in gym.registry:
         gym.register(id="rlvr/Code-v0", entry_point="rlvr.envs.code_env:CodeEnv", disable_env_checker=False)
     try:

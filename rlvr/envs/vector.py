@@ -1,0 +1,158 @@
+"""GRPO groups on Gymnasium vector envs: G copies of one task, one completion each.
+
+    import gymnasium as gym, rlvr
+    from rlvr.envs.vector import GroupRollout
+
+    envs = gym.make_vec("rlvr/Code-v0", num_envs=G, vectorization_mode="sync", pack="humaneval")
+    group = GroupRollout(envs)
+    prompt = group.reset("HumanEval/0", seed=0)      # every sub-env on the same task
+    result = group.step(completions)                  # G completions -> G rewards + verdicts
+
+`reset_group(vec_env, task_id, seed)` is the bare form: a full `reset` with
+`options={"task_id": ...}`, which every sub-env receives, followed by a check that all of them
+really hold that task.
+
+Autoreset. Gymnasium 1.x vector envs default to `AutoresetMode.NEXT_STEP`: after a sub-env
+terminates, the *next* `step()` call does not use its action — it resets that sub-env (without
+options, so onto an independently sampled task) and returns reward 0, `terminated=False` and the
+new prompt. A group therefore must not be stepped past its last turn: start each group with a
+full reset (`reset_group` / `GroupRollout.reset`), which clears pending autoresets and puts all G
+sub-envs on the group's task. `GroupRollout.step` refuses to step a group whose sub-envs have all
+terminated, instead of silently returning autoreset zeros. Single-turn code tasks terminate after
+one step; multi-turn envs (`max_turns > 1`) keep stepping until every sub-env has terminated.
+
+Async mode. `vectorization_mode="async"` passes observations through shared memory; this module
+registers shared-memory support for `UnicodeText` (a length word plus UTF-32 code points, so any
+string up to the space's `max_length` round-trips, lone surrogates included). `import rlvr`
+imports it, so `gym.make_vec(..., vectorization_mode="async")` works without extra arguments.
+
+Cost. Each sub-env builds its own grader (and sandbox) unless one is passed in: with
+`vectorization_mode="sync"`, `gym.make_vec(..., grader=shared_grader)` lets all G sub-envs share
+one grader in this process; with "async" each worker process builds its own.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
+
+from rlvr.envs.spaces import UnicodeText
+
+_CODE_POINT = np.dtype("<u4")
+
+
+class GroupError(RuntimeError):
+    """A group that cannot be reset or stepped as asked."""
+
+
+def _task_ids(info: dict[str, Any], num_envs: int) -> list[str]:
+    task = info.get("task")
+    ids = task.get("id") if isinstance(task, dict) else None
+    if ids is None or len(ids) != num_envs:
+        raise GroupError("the vector env's reset info has no per-env task ids; is this an rlvr env?")
+    return [str(task_id) for task_id in ids]
+
+
+def reset_group(
+    vec_env: gym.vector.VectorEnv, task_id: str, seed: int | None = None
+) -> tuple[Sequence[str], dict[str, Any]]:
+    """Reset every sub-env of `vec_env` onto `task_id` (GRPO's group). Returns (observations, info)."""
+    observations, info = vec_env.reset(seed=seed, options={"task_id": task_id})
+    held = _task_ids(info, vec_env.num_envs)
+    if any(held_id != task_id for held_id in held):
+        raise GroupError(f"reset onto {task_id!r} left the sub-envs on {held}")
+    return observations, info
+
+
+@dataclass
+class GroupStep:
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    observations: Sequence[str]
+    verdicts: list[dict[str, Any] | None] = field(default_factory=list)
+
+
+class GroupRollout:
+    """Drives a vector env one GRPO group at a time."""
+
+    def __init__(self, vec_env: gym.vector.VectorEnv) -> None:
+        self.vec_env = vec_env
+        self.num_envs = vec_env.num_envs
+        self.task_id: str | None = None
+        self._done = np.ones(self.num_envs, dtype=bool)
+
+    def reset(self, task_id: str, seed: int | None = None) -> str:
+        observations, _info = reset_group(self.vec_env, task_id, seed)
+        self.task_id = task_id
+        self._done = np.zeros(self.num_envs, dtype=bool)
+        return str(observations[0])
+
+    def step(self, completions: Sequence[str]) -> GroupStep:
+        if self.task_id is None or self._done.all():
+            raise GroupError("every sub-env of this group has terminated; call reset(task_id) first")
+        if len(completions) != self.num_envs:
+            raise GroupError(f"{len(completions)} completions for a group of {self.num_envs}")
+        if any(not isinstance(c, str) for c in completions):
+            raise GroupError("completions must be str")
+        observations, rewards, terminated, truncated, info = self.vec_env.step(tuple(completions))
+        rewards = np.asarray(rewards, dtype=np.float64)
+        terminated = np.asarray(terminated, dtype=bool)
+        truncated = np.asarray(truncated, dtype=bool)
+        # Sub-envs that had already finished were autoreset by this step: their reward is not
+        # part of the group.
+        rewards = np.where(self._done, 0.0, rewards)
+        self._done |= terminated | truncated
+        verdicts = self._verdicts(info)
+        return GroupStep(rewards, terminated, truncated, observations, verdicts)
+
+    def _verdicts(self, info: dict[str, Any]) -> list[dict[str, Any] | None]:
+        verdict = info.get("verdict")
+        present = info.get("_verdict")
+        if not isinstance(verdict, dict) or present is None:
+            return [None] * self.num_envs
+        return [_pick(verdict, index) if present[index] else None for index in range(self.num_envs)]
+
+
+def _pick(value: Any, index: int) -> Any:
+    """Vector infos store nested dicts as dicts of per-env arrays: take sub-env `index`'s value."""
+    if isinstance(value, dict):
+        return {k: _pick(v, index) for k, v in value.items() if not str(k).startswith("_")}
+    item = value[index]
+    return item.item() if isinstance(item, np.generic) else item
+
+
+# ---------------------------------------------------------------------- async shared memory
+def _slot_size(space: UnicodeText) -> int:
+    return space.max_length + 1  # one length word, then the code points
+
+
+@create_shared_memory.register(UnicodeText)
+def _create_text_memory(space: UnicodeText, n: int = 1, ctx: ModuleType = multiprocessing) -> Any:
+    return ctx.Array("I", n * _slot_size(space))
+
+
+@write_to_shared_memory.register(UnicodeText)
+def _write_text_memory(space: UnicodeText, index: int, value: str, shared_memory: Any) -> None:
+    if not isinstance(value, str) or len(value) > space.max_length:
+        raise ValueError(f"observation is not a str of at most {space.max_length} characters")
+    code_points = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=_CODE_POINT)
+    size = _slot_size(space)
+    destination = np.frombuffer(shared_memory.get_obj(), dtype=_CODE_POINT)
+    destination[index * size] = len(code_points)
+    destination[index * size + 1 : index * size + 1 + len(code_points)] = code_points
+
+
+@read_from_shared_memory.register(UnicodeText)
+def _read_text_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> tuple[str, ...]:
+    slots = np.frombuffer(shared_memory.get_obj(), dtype=_CODE_POINT).reshape(n, _slot_size(space))
+    return tuple(
+        slots[i, 1 : 1 + int(slots[i, 0])].tobytes().decode("utf-32-le", "surrogatepass") for i in range(n)
+    )

@@ -16,6 +16,7 @@ ENTRY_POINT_GROUP = "rlvr.task_packs"
 BUILTIN_PACKS: dict[str, str] = {
     "humaneval": "rlvr.task_packs.humaneval:HumanEvalPack",
     "math-procedural": "rlvr.task_packs.math_procedural:MathProceduralPack",
+    "sql-shop": "rlvr.task_packs.sql_shop:SQLShopPack",
     "tiny-functions": "rlvr.task_packs.tiny_functions:TinyFunctionsPack",
 }
 

@@ -1,0 +1,16 @@
+"""`rlvr/SQL-v0`: a database task per episode; step(text) runs the SQL (from a ```sql block or the whole text)
+on the visible database and hidden variants, read-only for query tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlvr.envs.families import FamilyTextEnv
+from rlvr.task_packs.base import TaskPack
+
+
+class SQLEnv(FamilyTextEnv):
+    family = "sql"
+
+    def __init__(self, pack: str | TaskPack = "sql-shop", **kwargs: Any) -> None:
+        super().__init__(pack, **kwargs)

@@ -1,0 +1,234 @@
+"""Run untrusted SQL against a private in-memory sqlite copy, fenced in.
+
+Every run gets a fresh connection deserialised from the database bytes, so nothing persists between
+candidates. The fences:
+- an authorizer that allows reading (and, for DML tasks, INSERT/UPDATE/DELETE on the task's own tables) and
+  denies everything else: ATTACH/DETACH, PRAGMA, schema changes, transactions, triggers, views;
+- `PRAGMA query_only` for query tasks (set before the authorizer, which then forbids turning it off);
+- a progress handler that aborts after a deterministic budget of virtual-machine steps (and, as a backstop,
+  a wall-clock deadline), so a runaway recursive CTE or cross join ends with a verdict;
+- sqlite limits on string/blob length, SQL length and attached databases, and a cap on returned rows.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+STEP_BUDGET = 20_000_000  # sqlite VM instructions per run
+PROGRESS_EVERY = 10_000
+WALL_TIMEOUT = 5.0
+MAX_ROWS = 10_000
+MAX_SQL_CHARS = 20_000
+
+_READ_ACTIONS = {
+    sqlite3.SQLITE_SELECT,
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_FUNCTION,
+    sqlite3.SQLITE_RECURSIVE,
+}
+_WRITE_ACTIONS = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
+_DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"}
+
+
+class SQLRunError(Exception):
+    """The candidate's SQL failed; `kind` is one of syntax, denied, budget, rows, error."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Result:
+    columns: int
+    rows: list[tuple[Any, ...]]
+
+
+def build_database(schema: str, rows: dict[str, list[list[Any]]]) -> bytes:
+    """Trusted: the serialised database for a schema and its rows (table -> list of row values)."""
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.executescript(schema)
+        for table, table_rows in rows.items():
+            if not table_rows:
+                continue
+            marks = ", ".join("?" for _ in table_rows[0])
+            connection.executemany(f'INSERT OR IGNORE INTO "{table}" VALUES ({marks})', table_rows)
+        connection.commit()
+        return connection.serialize()
+    finally:
+        connection.close()
+
+
+def table_names(connection: sqlite3.Connection) -> list[str]:
+    found = connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )
+    return [row[0] for row in found]
+
+
+def open_copy(database: bytes) -> sqlite3.Connection:
+    connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    connection.deserialize(database)
+    return connection
+
+
+def _authorizer(writable: frozenset[str]) -> Any:
+    def decide(
+        action: int, arg1: str | None, arg2: str | None, database: str | None, trigger: str | None
+    ) -> int:
+        if action == sqlite3.SQLITE_FUNCTION:
+            return sqlite3.SQLITE_DENY if (arg2 or "").lower() in _DENIED_FUNCTIONS else sqlite3.SQLITE_OK
+        if action in _READ_ACTIONS:
+            return sqlite3.SQLITE_OK
+        if action in _WRITE_ACTIONS and (arg1 or "") in writable and database in (None, "main"):
+            return sqlite3.SQLITE_OK
+        return sqlite3.SQLITE_DENY
+
+    return decide
+
+
+def _fence(connection: sqlite3.Connection, writable: frozenset[str]) -> dict[str, float]:
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1_000_000)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_CHARS)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_COMPOUND_SELECT, 50)
+    if not writable:
+        connection.execute("PRAGMA query_only = ON")
+    connection.set_authorizer(_authorizer(writable))
+    state = {"steps": 0.0, "deadline": time.monotonic() + WALL_TIMEOUT}
+
+    def progress() -> int:
+        state["steps"] += PROGRESS_EVERY
+        return int(state["steps"] > STEP_BUDGET or time.monotonic() > state["deadline"])
+
+    connection.set_progress_handler(progress, PROGRESS_EVERY)
+    return state
+
+
+def _check_text(sql: str) -> None:
+    if len(sql) > MAX_SQL_CHARS:
+        raise SQLRunError("error", f"SQL longer than {MAX_SQL_CHARS} characters")
+    if "\x00" in sql:
+        raise SQLRunError("syntax", "SQL contains a NUL character")
+    try:
+        sql.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SQLRunError("syntax", "SQL is not valid Unicode text (lone surrogate)") from None
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a script on `;` at statement ends (sqlite decides where a statement is complete)."""
+    _check_text(sql)
+    statements, current = [], ""
+    for piece in sql.split(";"):
+        current += piece + ";"
+        if sqlite3.complete_statement(current):
+            if current.strip(" \t\r\n;"):
+                statements.append(current.strip())
+            current = ""
+    if current.strip(" \t\r\n;"):
+        statements.append(current.strip().rstrip(";"))
+    return statements
+
+
+def _classify(exc: sqlite3.Error, state: dict[str, float]) -> SQLRunError:
+    message = str(exc)
+    if "interrupted" in message:
+        over = "step budget" if state["steps"] > STEP_BUDGET else "time limit"
+        return SQLRunError("budget", f"query stopped: exceeded the {over}")
+    if "not authorized" in message or "prohibited" in message or "readonly" in message.lower():
+        return SQLRunError("denied", f"not allowed here: {message}")
+    if "syntax error" in message or "incomplete input" in message:
+        return SQLRunError("syntax", message)
+    return SQLRunError("error", message)
+
+
+def run_query(database: bytes, sql: str) -> Result:
+    """Run one read-only SELECT on a private copy; raises SQLRunError."""
+    statements = split_statements(sql)
+    if len(statements) != 1:
+        raise SQLRunError("syntax", f"expected exactly one SQL statement, got {len(statements)}")
+    connection = open_copy(database)
+    state = _fence(connection, frozenset())
+    try:
+        cursor = connection.execute(statements[0])
+        if cursor.description is None:
+            raise SQLRunError("denied", "the statement returns no rows (a query task needs a SELECT)")
+        rows = cursor.fetchmany(MAX_ROWS + 1)
+        if len(rows) > MAX_ROWS:
+            raise SQLRunError("rows", f"more than {MAX_ROWS} rows returned")
+        return Result(len(cursor.description), rows)
+    except sqlite3.Error as exc:
+        raise _classify(exc, state) from None
+    except (OverflowError, MemoryError, ValueError) as exc:
+        raise SQLRunError("error", f"{type(exc).__name__}: {exc}") from None
+    finally:
+        connection.close()
+
+
+def run_script(database: bytes, sql: str, writable: frozenset[str]) -> bytes:
+    """Apply DML statements to a private copy; the resulting database bytes. Raises SQLRunError."""
+    statements = split_statements(sql)
+    if not statements:
+        raise SQLRunError("syntax", "no SQL statement found")
+    connection = open_copy(database)
+    state = _fence(connection, writable)
+    try:
+        for statement in statements:
+            cursor = connection.execute(statement)
+            cursor.fetchmany(MAX_ROWS)
+        connection.set_authorizer(None)
+        connection.set_progress_handler(None, 0)
+        return connection.serialize()
+    except sqlite3.Error as exc:
+        raise _classify(exc, state) from None
+    except (OverflowError, MemoryError, ValueError) as exc:
+        raise SQLRunError("error", f"{type(exc).__name__}: {exc}") from None
+    finally:
+        connection.close()
+
+
+def run_trusted(database: bytes, sql: str) -> Result:
+    """Trusted SQL (reference queries, state checks) on a copy, without fences."""
+    connection = open_copy(database)
+    try:
+        cursor = connection.execute(sql)
+        return Result(len(cursor.description or ()), cursor.fetchall())
+    finally:
+        connection.close()
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if value.is_integer():
+            return int(value)
+        return float(f"{value:.9g}")
+    if isinstance(value, bytes):
+        return "x'" + value.hex() + "'"
+    return value
+
+
+def _canonical_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(_canonical(v) for v in row)
+
+
+def results_match(candidate: Result, expected: Result, *, ordered: bool) -> tuple[bool, str]:
+    """Same rows (as a multiset unless `ordered`) and the same number of columns; names are ignored."""
+    if candidate.columns != expected.columns:
+        return False, f"expected {expected.columns} column(s), got {candidate.columns}"
+    got = [_canonical_row(r) for r in candidate.rows]
+    want = [_canonical_row(r) for r in expected.rows]
+    if len(got) != len(want):
+        return False, f"expected {len(want)} row(s), got {len(got)}"
+    if ordered:
+        return (got == want), "rows differ or are in the wrong order" if got != want else "match"
+    same = Counter(map(repr, got)) == Counter(map(repr, want))
+    return same, "match" if same else "rows differ"

@@ -60,7 +60,7 @@ def from_wire(doc: Any, depth: int = 0) -> Any:
     if kind is list:
         return [from_wire(v, depth + 1) for v in doc]
     if kind is dict and len(doc) == 1:
-        (tag, body), = doc.items()
+        ((tag, body),) = doc.items()
         if tag == "f" and body in ("nan", "inf", "-inf"):
             return float(body)
         if type(body) is not list:

@@ -35,7 +35,13 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWCGROUP = 0x02000000
 NAMESPACE_FLAGS = (
-    CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
+    CLONE_NEWNS,
+    CLONE_NEWUTS,
+    CLONE_NEWIPC,
+    CLONE_NEWUSER,
+    CLONE_NEWPID,
+    CLONE_NEWNET,
+    CLONE_NEWCGROUP,
 )
 
 MS_RDONLY = 1
@@ -51,8 +57,14 @@ MS_PRIVATE = 1 << 18
 MS_RELATIME = 1 << 21
 MNT_DETACH = 2
 # statvfs f_flag bit -> the mount flag a bind remount must keep (the kernel locks them in a user namespace)
-LOCKED_FLAGS = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, MS_NOATIME), (2048, MS_NODIRATIME),
-                (4096, MS_RELATIME))
+LOCKED_FLAGS = (
+    (2, MS_NOSUID),
+    (4, MS_NODEV),
+    (8, MS_NOEXEC),
+    (1024, MS_NOATIME),
+    (2048, MS_NODIRATIME),
+    (4096, MS_RELATIME),
+)
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -70,15 +82,67 @@ SCMP_CMP_MASKED_EQ = 7
 EPERM = 1
 ENOSYS = 38
 SECCOMP_DENIED = (
-    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd", "pidfd_open",
-    "mount", "umount2", "pivot_root", "chroot", "mount_setattr", "move_mount", "open_tree", "fsopen",
-    "fsconfig", "fsmount", "fspick", "unshare", "setns", "bpf", "perf_event_open", "userfaultfd",
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
-    "swapon", "swapoff", "acct", "quotactl", "syslog", "keyctl", "add_key", "request_key",
-    "open_by_handle_at", "name_to_handle_at", "iopl", "ioperm", "lookup_dcookie", "fanotify_init",
-    "sethostname", "setdomainname", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-    "vhangup", "io_uring_setup", "io_uring_enter", "io_uring_register", "socket", "socketpair",
-    "personality", "uselib", "nfsservctl", "mbind", "migrate_pages", "move_pages", "set_mempolicy",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "pidfd_getfd",
+    "pidfd_open",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "mount_setattr",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "unshare",
+    "setns",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "syslog",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "iopl",
+    "ioperm",
+    "lookup_dcookie",
+    "fanotify_init",
+    "sethostname",
+    "setdomainname",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "vhangup",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "socket",
+    "socketpair",
+    "personality",
+    "uselib",
+    "nfsservctl",
+    "mbind",
+    "migrate_pages",
+    "move_pages",
+    "set_mempolicy",
 )
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -89,8 +153,12 @@ class SetupError(Exception):
 
 
 class ArgCompare(ctypes.Structure):
-    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("datum_a", ctypes.c_uint64),
-                ("datum_b", ctypes.c_uint64)]
+    _fields_ = [
+        ("arg", ctypes.c_uint),
+        ("op", ctypes.c_int),
+        ("datum_a", ctypes.c_uint64),
+        ("datum_b", ctypes.c_uint64),
+    ]
 
 
 class CapHeader(ctypes.Structure):
@@ -98,8 +166,11 @@ class CapHeader(ctypes.Structure):
 
 
 class CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 def report(message):
@@ -117,8 +188,10 @@ def encode(text):
 
 
 def mount(source, target, fstype, flags, data=None):
-    check(libc.mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)),
-          "mount " + target)
+    check(
+        libc.mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)),
+        "mount " + target,
+    )
 
 
 def locked_flags(path):
@@ -141,8 +214,8 @@ def map_to_root(proc_fd):
     """Map our own uid/gid (the only mapping an unprivileged process may write) to 0 inside."""
     uid, gid = os.geteuid(), os.getegid()
     write_file("self/setgroups", "deny", proc_fd)
-    write_file("self/uid_map", "0 %d 1" % uid, proc_fd)
-    write_file("self/gid_map", "0 %d 1" % gid, proc_fd)
+    write_file("self/uid_map", f"0 {uid} 1", proc_fd)
+    write_file("self/gid_map", f"0 {gid} 1", proc_fd)
 
 
 def enter_private_mounts(proc_fd):
@@ -182,10 +255,17 @@ def build_root(config):
             make_mount_point(root + device, False)
             bind_read_only(device, root + device, True)
     for hidden in config["hidden"]:
-        mount("tmpfs", root + hidden, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555")
+        mount(
+            "tmpfs", root + hidden, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555"
+        )
     make_mount_point(root + "/tmp", True)
-    mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-          "size=%dm,mode=1777" % int(config.get("tmp_mb", 16)))
+    mount(
+        "tmpfs",
+        root + "/tmp",
+        "tmpfs",
+        MS_NOSUID | MS_NODEV | MS_NOEXEC,
+        f"size={int(config.get('tmp_mb', 16))}m,mode=1777",
+    )
     os.chdir(root)
     number = SYS_PIVOT_ROOT.get(os.uname().machine)
     if number is None:
@@ -236,7 +316,11 @@ def install_seccomp(seccomp):
     seccomp.seccomp_init.argtypes = [ctypes.c_uint32]
     seccomp.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     seccomp.seccomp_rule_add_array.argtypes = [
-        ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(ArgCompare),
+        ctypes.c_void_p,
+        ctypes.c_uint32,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.POINTER(ArgCompare),
     ]
     seccomp.seccomp_load.argtypes = [ctypes.c_void_p]
     seccomp.seccomp_release.argtypes = [ctypes.c_void_p]
@@ -251,7 +335,7 @@ def install_seccomp(seccomp):
         array = (ArgCompare * max(1, len(conditions)))(*conditions)
         result = seccomp.seccomp_rule_add_array(context, 0x00050000 | errno, number, len(conditions), array)
         if result != 0:
-            raise SetupError("seccomp rule for %s: %s" % (name, os.strerror(-result)))
+            raise SetupError(f"seccomp rule for {name}: {os.strerror(-result)}")
 
     try:
         for name in SECCOMP_DENIED:

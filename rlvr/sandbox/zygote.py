@@ -1,4 +1,4 @@
-# ruff: noqa: E402
+# ruff: noqa: E402, I001
 """The sandbox zygote: a warm worker that forks one fresh child per candidate.
 
 This file is never imported by the grader. The pool runs its *text* in a fresh interpreter
@@ -48,30 +48,100 @@ MAX_DEPTH = 64
 STDLIB_DIR = os.path.dirname(os.path.realpath(os.__file__))
 BLOCKED_MODULES = frozenset(
     {
-        "ctypes", "_ctypes", "_posixsubprocess", "subprocess", "multiprocessing", "_multiprocessing",
-        "socket", "_socket", "ssl", "_ssl", "_testcapi", "_testinternalcapi", "_xxsubinterpreters",
-        "_posixshmem", "mmap", "pty", "gc", "faulthandler", "tracemalloc", "_tracemalloc", "fcntl",
+        "ctypes",
+        "_ctypes",
+        "_posixsubprocess",
+        "subprocess",
+        "multiprocessing",
+        "_multiprocessing",
+        "socket",
+        "_socket",
+        "ssl",
+        "_ssl",
+        "_testcapi",
+        "_testinternalcapi",
+        "_xxsubinterpreters",
+        "_posixshmem",
+        "mmap",
+        "pty",
+        "gc",
+        "faulthandler",
+        "tracemalloc",
+        "_tracemalloc",
+        "fcntl",
         "termios",
     }
 )
 BLOCKED_EVENTS = frozenset(
     {
-        "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty", "os.kill",
-        "os.killpg", "subprocess.Popen", "socket.__new__", "socket.connect", "socket.bind",
-        "sys.settrace", "sys.setprofile", "sys._getframe", "sys._current_frames", "gc.get_objects",
-        "gc.get_referrers", "gc.get_referents", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata",
-        "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.link",
-        "os.symlink", "os.truncate", "os.utime", "os.chdir", "os.setxattr", "os.removexattr",
-        "shutil.rmtree", "shutil.copyfile", "shutil.move", "pty.spawn", "sys.addaudithook",
-        "signal.pthread_kill", "resource.setrlimit", "resource.prlimit", "os.putenv", "os.unsetenv",
-        "code.__new__", "pickle.find_class",
+        "os.system",
+        "os.exec",
+        "os.spawn",
+        "os.posix_spawn",
+        "os.fork",
+        "os.forkpty",
+        "os.kill",
+        "os.killpg",
+        "subprocess.Popen",
+        "socket.__new__",
+        "socket.connect",
+        "socket.bind",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys._getframe",
+        "sys._current_frames",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "ctypes.dlopen",
+        "ctypes.dlsym",
+        "ctypes.cdata",
+        "os.remove",
+        "os.rename",
+        "os.rmdir",
+        "os.mkdir",
+        "os.chmod",
+        "os.chown",
+        "os.link",
+        "os.symlink",
+        "os.truncate",
+        "os.utime",
+        "os.chdir",
+        "os.setxattr",
+        "os.removexattr",
+        "shutil.rmtree",
+        "shutil.copyfile",
+        "shutil.move",
+        "pty.spawn",
+        "sys.addaudithook",
+        "signal.pthread_kill",
+        "resource.setrlimit",
+        "resource.prlimit",
+        "os.putenv",
+        "os.unsetenv",
+        "code.__new__",
+        "pickle.find_class",
     }
 )
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "__code__"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 POSIX_WRITERS = (
-    "write", "writev", "pwrite", "pwritev", "sendfile", "splice", "copy_file_range", "dup", "dup2",
-    "fdopen", "openpty", "pipe", "pipe2", "memfd_create", "eventfd", "tee",
+    "write",
+    "writev",
+    "pwrite",
+    "pwritev",
+    "sendfile",
+    "splice",
+    "copy_file_range",
+    "dup",
+    "dup2",
+    "fdopen",
+    "openpty",
+    "pipe",
+    "pipe2",
+    "memfd_create",
+    "eventfd",
+    "tee",
 )
 
 
@@ -431,8 +501,14 @@ def main():
         try:
             response = supervise(request)
         except Exception as exc:  # the zygote keeps serving; the grader flags the verdict
-            response = {"status": "sandbox_error", "results": [], "counts": [], "exit": None,
-                        "wall": 0.0, "detail": type(exc).__name__ + ": " + str(exc)[:200]}
+            response = {
+                "status": "sandbox_error",
+                "results": [],
+                "counts": [],
+                "exit": None,
+                "wall": 0.0,
+                "detail": type(exc).__name__ + ": " + str(exc)[:200],
+            }
         write_message(1, response)
 
 

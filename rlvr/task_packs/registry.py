@@ -17,6 +17,7 @@ BUILTIN_PACKS: dict[str, str] = {
     "humaneval": "rlvr.task_packs.humaneval:HumanEvalPack",
     "math-procedural": "rlvr.task_packs.math_procedural:MathProceduralPack",
     "sql-shop": "rlvr.task_packs.sql_shop:SQLShopPack",
+    "tool-worlds": "rlvr.task_packs.tool_tasks:ToolWorldsPack",
     "tiny-functions": "rlvr.task_packs.tiny_functions:TinyFunctionsPack",
 }
 

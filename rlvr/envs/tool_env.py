@@ -1,0 +1,68 @@
+"""`rlvr/Tool-v0` (multi-turn): each action is one assistant turn — OpenAI-style tool calls as JSON, or a final
+answer. The observation is the tool results (JSON list of `{"role": "tool", ...}` messages) or an error
+message for a malformed turn. The episode ends on a final answer (terminated) or at the turn limit
+(truncated); only that last step carries the reward, with the full verdict in `info["verdict"]`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import gymnasium as gym
+
+from rlvr.envs.families import FamilyTextEnv
+from rlvr.graders.tool import ToolGrader
+from rlvr.graders.tool_episode import ToolEpisode
+from rlvr.task_packs.base import TaskPack
+from rlvr.types import Verdict
+
+
+class ToolEnv(FamilyTextEnv):
+    family = "tool"
+
+    def __init__(
+        self, pack: str | TaskPack = "tool-worlds", *, max_turns: int | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(pack, max_turns=max_turns or 1, **kwargs)
+        self.turn_limit = max_turns  # None: each task's own limit
+        self.episode: ToolEpisode | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        observation, info = super().reset(seed=seed, options=options)
+        assert self.task is not None
+        grader = self.grader
+        if not isinstance(grader, ToolGrader):
+            raise TypeError(f"Tool-v0 needs a ToolGrader, got {type(grader).__name__}")
+        self.episode = grader.new_episode(self.task)
+        if self.turn_limit is not None:
+            self.episode.max_turns = max(1, int(self.turn_limit))
+        self.max_turns = self.episode.max_turns
+        return observation, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self.task is None or self.episode is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        text = action if isinstance(action, str) else str(action)
+        if self.episode.done:
+            info = {"task": self.task.public(), "turn": self.turn, "error": "episode is over; call reset()"}
+            return "", 0.0, True, False, copy.deepcopy(info)
+        try:
+            observation = self.episode.act(text)
+            verdict = self.episode.verdict() if self.episode.done else None
+        except Exception as exc:  # the episode promises not to raise; if it does, end with a flagged verdict
+            self.episode.done = True
+            observation, verdict = (
+                "",
+                Verdict.failure(self.task.id, f"episode fault: {type(exc).__name__}: {exc}"),
+            )
+        self.turn = self.episode.turns
+        info: dict[str, Any] = {"task": self.task.public(), "turn": self.turn}
+        if verdict is None:
+            return observation, 0.0, False, False, copy.deepcopy(info)
+        self.last_verdict = verdict
+        info["verdict"] = verdict.to_json()
+        terminated = self.episode.final_answer is not None
+        return observation, float(verdict.reward), terminated, not terminated, copy.deepcopy(info)

@@ -1,0 +1,347 @@
+"""`tool-worlds`: multi-turn tool-use tasks over simulated worlds (files, ledger, calendar, inventory).
+
+Each task comes with a reference solution (its turns, kept in the hidden spec) whose number of tool calls is
+the `optimal_calls` behind the efficiency component; tests replay it to prove every task is solvable.
+Templates in `HELD_OUT` (one per world) form the `test` split.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rlvr.graders.tool_episode import DEFAULT_MAX_TURNS, tool_prompt
+from rlvr.task_packs.base import TaskPack
+from rlvr.types import Task
+
+TASKS_PER_TEMPLATE = 3
+Spec = dict[str, Any]  # text, world, state, goal, policy, reference (list of turns: list of calls | answer)
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def turn_text(turn: list[dict[str, Any]] | str) -> str:
+    """A reference turn as the JSON an agent would send."""
+    if isinstance(turn, str):
+        return json.dumps({"final_answer": turn})
+    calls = [
+        {
+            "id": f"c{i}",
+            "type": "function",
+            "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+        }
+        for i, c in enumerate(turn)
+    ]
+    return json.dumps({"role": "assistant", "content": None, "tool_calls": calls})
+
+
+# ---------------------------------------------------------------- files
+
+WORDS = ["alpha", "beacon", "cedar", "delta", "ember", "fjord", "garnet", "harbor"]
+
+
+def archive_text_files(rng: random.Random) -> Spec:
+    names = rng.sample(WORDS, 5)
+    inbox = {
+        f"/inbox/{n}.{'txt' if i % 2 == 0 else 'log'}": f"{n} notes {rng.randint(1, 99)}"
+        for i, n in enumerate(names)
+    }
+    state = {"files": {**inbox, "/etc/app.conf": "mode=prod"}}
+    moves = [(p, p.replace("/inbox/", "/archive/")) for p in sorted(inbox) if p.endswith(".txt")]
+    return {
+        "text": "Move every .txt file in /inbox to /archive, keeping its file name. Leave other files alone.",
+        "world": "files",
+        "state": state,
+        "goal": {
+            "state": {"files": {target: inbox[source] for source, target in moves}},
+            "absent": [["files", source] for source, _ in moves],
+        },
+        "policy": {"read_only": ["/etc/*"], "forbidden_tools": ["delete_file"]},
+        "reference": [
+            [call("list_files", directory="/inbox")],
+            [call("move_file", source=s, target=t) for s, t in moves],
+        ],
+    }
+
+
+def turn_off_debug(rng: random.Random) -> Spec:
+    port = rng.randint(3000, 9000)
+    before = f"[server]\nport={port}\ndebug=true\nworkers={rng.randint(1, 8)}\n"
+    after = before.replace("debug=true", "debug=false")
+    return {
+        "text": "In /app/settings.ini, switch debug off (debug=false). Keep every other line exactly as it is.",
+        "world": "files",
+        "state": {"files": {"/app/settings.ini": before, "/app/README": "service"}},
+        "goal": {"state": {"files": {"/app/settings.ini": after, "/app/README": "service"}}},
+        "policy": {"budget": 4},
+        "reference": [
+            [call("read_file", path="/app/settings.ini")],
+            [call("write_file", path="/app/settings.ini", content=after)],
+        ],
+    }
+
+
+def count_todo_lines(rng: random.Random) -> Spec:
+    lines = [f"- {rng.choice(WORDS)} {rng.randint(1, 50)}" for _ in range(rng.randint(3, 9))]
+    return {
+        "text": "How many lines does /notes/todo.md contain? Answer with the number only. Do not change any file.",
+        "world": "files",
+        "state": {"files": {"/notes/todo.md": "\n".join(lines), "/notes/done.md": "- nothing"}},
+        "goal": {"answer": str(len(lines))},
+        "policy": {"read_only": ["*"]},
+        "reference": [[call("read_file", path="/notes/todo.md")], str(len(lines))],
+    }
+
+
+# ---------------------------------------------------------------- ledger
+
+
+def pay_invoice(rng: random.Random) -> Spec:
+    checking, amount = rng.randint(50_00, 200_00), rng.randint(5_00, 40_00)
+    vendor = rng.choice(["acme", "globex", "initech"])
+    accounts = {"checking": checking, "savings": rng.randint(100_00, 900_00), vendor: 0}
+    return {
+        "text": f"Pay the {vendor} invoice of {amount} cents from the checking account. Never touch savings.",
+        "world": "ledger",
+        "state": {"accounts": accounts, "transfers": []},
+        "goal": {
+            "state": {
+                "accounts": {"checking": checking - amount, vendor: amount, "savings": accounts["savings"]}
+            }
+        },
+        "policy": {"read_only": ["savings"], "budget": 3},
+        "reference": [[call("transfer", source="checking", target=vendor, amount=amount)]],
+    }
+
+
+def total_balance(rng: random.Random) -> Spec:
+    accounts = {
+        name: rng.randint(0, 5000_00) for name in rng.sample(["rent", "food", "travel", "tax", "gifts"], 3)
+    }
+    return {
+        "text": "What is the total balance, in cents, across all accounts? Answer with the number only.",
+        "world": "ledger",
+        "state": {"accounts": accounts, "transfers": []},
+        "goal": {"answer": str(sum(accounts.values()))},
+        "policy": {"forbidden_tools": ["transfer"]},
+        "reference": [
+            [call("list_accounts")],
+            [call("get_balance", account=a) for a in sorted(accounts)],
+            str(sum(accounts.values())),
+        ],
+    }
+
+
+def top_up(rng: random.Random) -> Spec:
+    current, target = rng.randint(0, 30_00), rng.randint(40_00, 90_00)
+    savings = rng.randint(100_00, 300_00)
+    return {
+        "text": f"Make sure the 'bills' account holds exactly {target} cents by moving the shortfall from 'savings'.",
+        "world": "ledger",
+        "state": {"accounts": {"bills": current, "savings": savings}, "transfers": []},
+        "goal": {"state": {"accounts": {"bills": target, "savings": savings - (target - current)}}},
+        "policy": {"budget": 4},
+        "reference": [
+            [call("get_balance", account="bills")],
+            [call("transfer", source="savings", target="bills", amount=target - current)],
+        ],
+    }
+
+
+# ---------------------------------------------------------------- calendar
+
+
+def _busy_day(rng: random.Random, day: str) -> list[dict[str, Any]]:
+    events, hour, next_id = [], 9, 1
+    while hour < 15:
+        length = rng.randint(1, 2)
+        if rng.random() < 0.6:
+            events.append(
+                {
+                    "id": next_id,
+                    "title": rng.choice(["standup", "1:1", "lunch", "review"]),
+                    "day": day,
+                    "start": hour,
+                    "end": hour + length,
+                }
+            )
+            next_id += 1
+        hour += length
+    return events
+
+
+def schedule_meeting(rng: random.Random) -> Spec:
+    day = f"2026-03-{rng.randint(10, 28)}"
+    events = _busy_day(rng, day)
+    duration = rng.randint(1, 2)
+    start = next(
+        h
+        for h in range(9, 18 - duration)
+        if all(not (h < e["end"] and e["start"] < h + duration) for e in events)
+    )
+    return {
+        "text": f"Book a {duration}-hour 'Design review' on {day} at the earliest time between 9 and 17 that is free.",
+        "world": "calendar",
+        "state": {"events": events},
+        "goal": {
+            "state": {
+                "events": [
+                    {"title": "Design review", "day": day, "start": start, "end": start + duration},
+                    *events,
+                ]
+            }
+        },
+        "policy": {"forbidden_tools": ["delete_event"]},
+        "reference": [
+            [call("list_events", day=day)],
+            [call("create_event", title="Design review", day=day, start=start, end=start + duration)],
+        ],
+    }
+
+
+def cancel_event(rng: random.Random) -> Spec:
+    day = f"2026-04-{rng.randint(10, 28)}"
+    events = _busy_day(rng, day) or [{"id": 1, "title": "review", "day": day, "start": 9, "end": 10}]
+    victim = rng.choice(events)
+    events.append({"id": 99, "title": "Dentist", "day": day, "start": 17, "end": 18})
+    victim = events[-1] if rng.random() < 0.5 else victim
+    keep = [e for e in events if e is not victim]
+    return {
+        "text": f"Cancel the '{victim['title']}' event that starts at {victim['start']}:00 on {day}. Keep everything else.",
+        "world": "calendar",
+        "state": {"events": events},
+        "goal": {"state": {"events": keep}, "absent": [["events", len(keep)]]},
+        "policy": {"budget": 4},
+        "reference": [[call("list_events", day=day)], [call("delete_event", event_id=victim["id"])]],
+    }
+
+
+# ---------------------------------------------------------------- inventory
+
+ITEMS = ["bolt", "nut", "washer", "hinge", "bracket", "spring"]
+
+
+def _stock(rng: random.Random) -> dict[str, dict[str, Any]]:
+    return {
+        f"SKU-{i + 100}": {"name": name, "qty": rng.randint(0, 20), "price": round(rng.uniform(0.1, 9.0), 2)}
+        for i, name in enumerate(rng.sample(ITEMS, 4))
+    }
+
+
+def restock_low(rng: random.Random) -> Spec:
+    items = _stock(rng)
+    low = sorted(sku for sku, item in items.items() if item["qty"] < 5)
+    if not low:
+        first = sorted(items)[0]
+        items[first]["qty"], low = 2, [first]
+    return {
+        "text": "Every item with fewer than 5 units in stock must be restocked to exactly 10 units. Do not change prices.",
+        "world": "inventory",
+        "state": {"items": items},
+        "goal": {
+            "state": {
+                "items": {
+                    sku: {"qty": 10 if sku in low else item["qty"], "price": item["price"]}
+                    for sku, item in items.items()
+                }
+            }
+        },
+        "policy": {"forbidden_tools": ["set_price"]},
+        "reference": [
+            [call("list_items")],
+            [call("adjust_stock", sku=sku, delta=10 - items[sku]["qty"]) for sku in low],
+        ],
+    }
+
+
+def reprice(rng: random.Random) -> Spec:
+    items = _stock(rng)
+    sku = rng.choice(sorted(items))
+    price = round(rng.uniform(1, 20), 2)
+    return {
+        "text": f"Set the price of {sku} to {price}. Do not change any stock levels.",
+        "world": "inventory",
+        "state": {"items": items},
+        "goal": {"state": {"items": {sku: {"price": price, "qty": items[sku]["qty"]}}}},
+        "policy": {"forbidden_tools": ["adjust_stock"], "budget": 2},
+        "reference": [[call("set_price", sku=sku, price=price)]],
+    }
+
+
+def units_of(rng: random.Random) -> Spec:
+    items = _stock(rng)
+    sku = rng.choice(sorted(items))
+    name = items[sku]["name"]
+    return {
+        "text": f"How many units of '{name}' are in stock? Answer with the number only. Change nothing.",
+        "world": "inventory",
+        "state": {"items": items},
+        "goal": {"answer": str(items[sku]["qty"])},
+        "policy": {"read_only": ["*"], "forbidden_tools": ["adjust_stock", "set_price"]},
+        "reference": [[call("list_items")], str(items[sku]["qty"])],
+    }
+
+
+TRAIN_TEMPLATES: dict[str, tuple[int, Callable[[random.Random], Spec]]] = {
+    "archive_text_files": (3, archive_text_files),
+    "turn_off_debug": (2, turn_off_debug),
+    "pay_invoice": (1, pay_invoice),
+    "total_balance": (2, total_balance),
+    "schedule_meeting": (3, schedule_meeting),
+    "restock_low": (3, restock_low),
+    "reprice": (1, reprice),
+}
+HELD_OUT: dict[str, tuple[int, Callable[[random.Random], Spec]]] = {
+    "count_todo_lines": (1, count_todo_lines),
+    "top_up": (2, top_up),
+    "cancel_event": (2, cancel_event),
+    "units_of": (2, units_of),
+}
+
+
+def reference_transcript(task: Task) -> str:
+    """The reference solution as a transcript the ToolGrader accepts (one turn a line)."""
+    return "\n".join(turn_text(turn) for turn in task.hidden["reference"])
+
+
+def generate(template: str, index: int) -> Task:
+    difficulty, function = TRAIN_TEMPLATES.get(template) or HELD_OUT[template]
+    spec = function(random.Random(f"tool/{template}/{index}"))
+    reference = spec["reference"]
+    hidden = {
+        "world": spec["world"],
+        "state": spec["state"],
+        "goal": spec["goal"],
+        "policy": spec["policy"],
+        "reference": reference,
+        "optimal_calls": sum(len(turn) for turn in reference if isinstance(turn, list)),
+        "max_turns": DEFAULT_MAX_TURNS,
+    }
+    return Task(
+        id=f"tool/{template}/{index}",
+        prompt=tool_prompt(spec["text"], spec["world"], DEFAULT_MAX_TURNS),
+        family="tool",
+        difficulty=difficulty,
+        split="test" if template in HELD_OUT else "train",
+        hidden=hidden,
+        meta={"template": template, "world": spec["world"]},
+    )
+
+
+class ToolWorldsPack(TaskPack):
+    name = "tool-worlds"
+    family = "tool"
+    version = "1"
+    description = (
+        "Multi-turn tool use (OpenAI function calling) over simulated files, ledger, calendar and inventory, with "
+        "permission policies and an efficiency component; test split = held-out templates."
+    )
+
+    def _load(self) -> Iterable[Task]:
+        for template in [*TRAIN_TEMPLATES, *HELD_OUT]:
+            for index in range(TASKS_PER_TEMPLATE):
+                yield generate(template, index)

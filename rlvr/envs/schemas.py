@@ -6,6 +6,7 @@ hidden builder keeps everything but the public fields, which becomes the task's 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -94,3 +95,90 @@ def _try_sql(line: dict[str, Any], kind: str) -> Problems:
 
 
 register_family_schema("sql", check_sql, _hidden)
+
+
+# ---------------------------------------------------------------- tool
+
+
+def check_tool(line: dict[str, Any]) -> Problems:
+    from rlvr.graders.tool_worlds import WORLDS
+
+    world = line.get("world")
+    if world not in WORLDS:
+        return [("world", f"must be one of {', '.join(WORLDS)}")]
+    problems: Problems = []
+    goal, policy = line.get("goal"), line.get("policy", {})
+    if not isinstance(line.get("state", {}), dict):
+        problems.append(("state", "must be an object (the world's initial state)"))
+    if not isinstance(goal, dict) or not goal or set(goal) - {"state", "absent", "answer"}:
+        problems.append(("goal", 'must be an object with any of "state", "absent", "answer"'))
+    elif "absent" in goal and not (
+        isinstance(goal["absent"], list) and all(isinstance(p, list) for p in goal["absent"])
+    ):
+        problems.append(("goal.absent", 'must be a list of key paths like [["files", "/tmp/a.txt"]]'))
+    if not isinstance(policy, dict) or set(policy) - {"forbidden_tools", "read_only", "budget"}:
+        problems.append(("policy", 'must be an object with any of "forbidden_tools", "read_only", "budget"'))
+    else:
+        unknown = set(policy.get("forbidden_tools") or []) - set(WORLDS[world].tools())
+        if unknown:
+            problems.append(
+                ("policy.forbidden_tools", f"unknown tool(s) {sorted(unknown)} for world {world}")
+            )
+    for name in ("optimal_calls", "max_turns"):
+        value = line.get(name)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            problems.append((name, "must be a positive integer"))
+    prompt = line.get("prompt")
+    if isinstance(prompt, str):
+        missing = [name for name in WORLDS[world].tools() if name not in prompt]
+        if missing:
+            problems.append(
+                (
+                    "prompt",
+                    f"does not show tool(s) {missing}; build it with rlvr.graders.tool_episode.tool_prompt",
+                )
+            )
+    if problems or "reference" not in line:
+        return problems
+    return _replay_reference(line)
+
+
+def _replay_reference(line: dict[str, Any]) -> Problems:
+    """A given reference transcript must reach the goal: proof the task is solvable."""
+    from rlvr.graders.tool import split_transcript
+    from rlvr.graders.tool_episode import ToolEpisode
+    from rlvr.types import Task
+
+    reference = line["reference"]
+    if not isinstance(reference, str):
+        return [("reference", "must be a transcript string (assistant turns, one JSON message a line)")]
+    episode = ToolEpisode(Task(id=str(line.get("id")), prompt="", family="tool", hidden=_hidden(line)))
+    for turn in split_transcript(reference):
+        if episode.done:
+            break
+        episode.act(turn)
+    verdict = episode.verdict()
+    return [] if verdict.passed else [("reference", f"does not solve the task: {verdict.feedback}")]
+
+
+register_family_schema("tool", check_tool, _hidden)
+
+
+# ---------------------------------------------------------------- proof
+
+
+def check_proof_line(line: dict[str, Any]) -> Problems:
+    problems = _need_text(line, "goal")
+    assumptions = line.get("assumptions", {})
+    kinds = ("real", "positive", "nonnegative")
+    if not isinstance(assumptions, dict) or not all(v in kinds for v in assumptions.values()):
+        problems.append(("assumptions", f"must map symbol names to one of {', '.join(kinds)}"))
+    if problems:
+        return problems
+    parts = [p.strip() for p in re.split(r"\\leq|\\geq|\\le|\\ge|<=|>=|≤|≥|=|<|>", line["goal"])]
+    if len(parts) != 2 or not all(parts):
+        return [("goal", "must be `left RELATION right` with exactly one of = <= < >= >")]
+    return []
+
+
+register_family_schema("proof", check_proof_line, _hidden)

@@ -18,6 +18,7 @@ BUILTIN_PACKS: dict[str, str] = {
     "math-procedural": "rlvr.task_packs.math_procedural:MathProceduralPack",
     "sql-shop": "rlvr.task_packs.sql_shop:SQLShopPack",
     "tool-worlds": "rlvr.task_packs.tool_tasks:ToolWorldsPack",
+    "proof-identities": "rlvr.task_packs.proof_identities:ProofIdentitiesPack",
     "tiny-functions": "rlvr.task_packs.tiny_functions:TinyFunctionsPack",
 }
 

@@ -1,0 +1,131 @@
+"""Proof grader: a step-by-step derivation (one step a line) checked step by step with sympy.
+
+Task hidden spec: `goal` (`left RELATION right`, e.g. `a^2 + b^2 >= 2ab`) and optional `assumptions`
+(symbol -> real | positive | nonnegative; key `*` sets the default, which is real). The completion is the
+chain itself, or the last fenced block of it (see rlvr/graders/proof_check.py for the format).
+
+Components (each a fraction of 1): `outcome` (the chain proves the goal; a hard gate) and `process` (the
+fraction of lines that hold, reported beside it). Default weights outcome 1.0, process 0.0; with a process weight w the reward is
+`(1 - w) * outcome + w * process`, and since a proved goal needs every line valid, every failing
+derivation still scores below every passing one.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from rlvr.graders.base import Grader
+from rlvr.graders.math_cache import VerdictCache
+from rlvr.graders.math_worker import SympyWorker, WorkerCrash, WorkerTimeout
+from rlvr.task_packs.base import TaskPack
+from rlvr.types import Component, Task, Verdict
+
+DEFAULT_WEIGHTS = {"outcome": 1.0, "process": 0.0}
+DEFAULT_TIMEOUT = 20.0
+MAX_COMPLETION_CHARS = 40_000
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+
+
+def extract_derivation(completion: str) -> str:
+    blocks = _FENCE.findall(completion)
+    return blocks[-1] if blocks else completion
+
+
+class ProofGrader(Grader):
+    family = "proof"
+
+    def __init__(self, pack: TaskPack, **options: Any) -> None:
+        super().__init__(pack, **options)
+        weights = {
+            **DEFAULT_WEIGHTS,
+            **{
+                k: v
+                for k, v in (options.get("weights") or pack.weights or {}).items()
+                if k in DEFAULT_WEIGHTS
+            },
+        }
+        total = sum(weights.values()) or 1.0
+        self.weights = {k: v / total for k, v in weights.items()}
+        if self.weights["outcome"] <= 0:
+            raise ValueError("the proof outcome weight must be positive (it is the gated reward)")
+        self.timeout = float(options.get("timeout", pack.options.get("timeout", DEFAULT_TIMEOUT)))
+        self._worker = SympyWorker()
+        self._cache = VerdictCache()
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        out = []
+        for task, completion in zip(tasks, completions, strict=True):
+            if not isinstance(completion, str):
+                out.append(
+                    Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
+                )
+                continue
+            verdict = self._cache.get(task.id, completion)
+            if verdict is None:
+                verdict = self._grade_one(task, completion)
+                self._cache.put(task.id, completion, verdict)
+            out.append(verdict)
+        return out
+
+    def _grade_one(self, task: Task, completion: str) -> Verdict:
+        started = time.perf_counter()
+        goal = task.hidden.get("goal")
+        if not isinstance(goal, str):
+            return Verdict.failure(task.id, "task has no goal", gates=["task"])
+        if len(completion) > MAX_COMPLETION_CHARS:
+            return self._verdict(task.id, None, "derivation too long", started)
+        request = {
+            "op": "proof",
+            "goal": goal,
+            "text": extract_derivation(completion),
+            "assumptions": task.hidden.get("assumptions"),
+        }
+        try:
+            reply = self._worker.call(request, self.timeout)
+        except WorkerTimeout:
+            return self._verdict(
+                task.id, None, "", started, error=f"proof check timed out after {self.timeout:g}s"
+            )
+        except WorkerCrash as exc:
+            return self._verdict(task.id, None, "", started, error=f"proof check failed: {exc}")
+        if not reply.get("ok"):
+            return self._verdict(task.id, None, "", started, error=f"proof check raised {reply.get('error')}")
+        return self._verdict(task.id, reply, reply.get("problem", ""), started)
+
+    def _verdict(
+        self,
+        task_id: str,
+        report: dict[str, Any] | None,
+        problem: str,
+        started: float,
+        error: str | None = None,
+    ) -> Verdict:
+        steps = (report or {}).get("steps") or []
+        process = sum(bool(s.get("valid")) for s in steps) / len(steps) if steps else 0.0
+        proved = bool((report or {}).get("proved"))
+        w_outcome, w_process = self.weights["outcome"], self.weights["process"]
+        bad = [s for s in steps if not s.get("valid")]
+        feedback = "Proved." if proved else (problem or "not proved").capitalize() + "."
+        if bad:
+            feedback += f" First failing line: {bad[0]['line']} ({bad[0]['why']})."
+        return Verdict(
+            task_id=task_id,
+            reward=w_outcome * proved + w_process * process,
+            passed=proved,
+            components={
+                "outcome": Component(float(proved), 1.0, f"weight {w_outcome:g}"),
+                "process": Component(
+                    process, 1.0, f"{len(steps) - len(bad)}/{len(steps)} lines hold; weight {w_process:g}"
+                ),
+            },
+            gates=[] if proved else ["outcome"],
+            feedback=feedback,
+            timings={"grade": time.perf_counter() - started},
+            error=error,
+            flags=["timeout"] if error and "timed out" in error else [],
+        )
+
+    def close(self) -> None:
+        self._worker.close()

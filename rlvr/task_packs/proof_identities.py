@@ -1,0 +1,130 @@
+"""`proof-identities`: prove algebraic identities and inequalities by a derivation, one step a line.
+
+Each task keeps a reference derivation in its hidden spec (tests replay it to show every task is provable by
+the checker). Templates in `HELD_OUT` form the `test` split.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+
+from rlvr.task_packs.base import TaskPack
+from rlvr.types import Task
+
+TASKS_PER_TEMPLATE = 3
+FORMAT = (
+    "Write the derivation one step a line: the first line is the left-hand side, every later line starts with a "
+    "relation (=, <=, <, >=, >) followed by the next expression, and the last expression is the right-hand side. "
+    "Use plain math like (a+b)^2, 2ab, sqrt(x), x/(x+1); text after # is a comment. Every step is checked."
+)
+Spec = tuple[str, dict[str, str], str]  # goal, assumptions, reference derivation
+Template = Callable[[random.Random], Spec]
+
+
+def square_difference(rng: random.Random) -> Spec:
+    k = rng.randint(1, 9)
+    goal = f"(x+{k})^2 - (x-{k})^2 = {4 * k}x"
+    reference = (
+        f"(x+{k})^2 - (x-{k})^2\n= (x^2 + {2 * k}x + {k * k}) - (x^2 - {2 * k}x + {k * k})\n= {4 * k}x"
+    )
+    return goal, {}, reference
+
+
+def cube_expansion(rng: random.Random) -> Spec:
+    k = rng.randint(1, 6)
+    goal = f"(x+{k})^3 = x^3 + {3 * k}x^2 + {3 * k * k}x + {k**3}"
+    reference = f"(x+{k})^3\n= (x+{k})(x^2 + {2 * k}x + {k * k})\n= x^3 + {3 * k}x^2 + {3 * k * k}x + {k**3}"
+    return goal, {}, reference
+
+
+def two_squares(rng: random.Random) -> Spec:
+    p, q = rng.randint(1, 5), rng.randint(1, 5)
+    goal = f"{p * p}a^2 + {q * q}b^2 >= {2 * p * q}ab"
+    reference = (
+        f"{p * p}a^2 + {q * q}b^2\n= ({p}a - {q}b)^2 + {2 * p * q}ab  # complete the square\n>= {2 * p * q}ab"
+    )
+    return goal, {}, reference
+
+
+def shifted_square(rng: random.Random) -> Spec:
+    k, m = rng.randint(1, 9), rng.randint(1, 20)
+    goal = f"x^2 - {2 * k}x + {k * k + m} >= {m}"
+    reference = f"x^2 - {2 * k}x + {k * k + m}\n= (x - {k})^2 + {m}\n>= {m}"
+    return goal, {}, reference
+
+
+def partial_fractions(rng: random.Random) -> Spec:
+    k = rng.randint(1, 9)
+    goal = f"1/x - 1/(x+{k}) = {k}/(x(x+{k}))"
+    reference = f"1/x - 1/(x+{k})\n= ((x+{k}) - x)/(x(x+{k}))\n= {k}/(x(x+{k}))"
+    return goal, {"x": "positive"}, reference
+
+
+# ---------------------------------------------------------------- held-out
+
+
+def reciprocal_sum(rng: random.Random) -> Spec:
+    k = rng.randint(1, 6)
+    goal = f"x + {k * k}/x >= {2 * k}"
+    reference = f"x + {k * k}/x\n= (sqrt(x) - {k}/sqrt(x))^2 + {2 * k}\n>= {2 * k}"
+    return goal, {"x": "positive"}, reference
+
+
+def difference_of_squares(rng: random.Random) -> Spec:
+    k = rng.randint(2, 12)
+    goal = f"x^2 - {k * k} = (x-{k})(x+{k})"
+    reference = f"x^2 - {k * k}\n= x^2 + {k}x - {k}x - {k * k}\n= (x-{k})(x+{k})"
+    return goal, {}, reference
+
+
+def strictly_positive(rng: random.Random) -> Spec:
+    k, m = rng.randint(1, 8), rng.randint(1, 10)
+    goal = f"x^2 + {2 * k}x + {k * k + m} > 0"
+    reference = f"x^2 + {2 * k}x + {k * k + m}\n= (x + {k})^2 + {m}\n>= {m}\n> 0"
+    return goal, {}, reference
+
+
+TRAIN_TEMPLATES: dict[str, tuple[int, Template]] = {
+    "square_difference": (1, square_difference),
+    "cube_expansion": (2, cube_expansion),
+    "two_squares": (3, two_squares),
+    "shifted_square": (2, shifted_square),
+    "partial_fractions": (3, partial_fractions),
+}
+HELD_OUT: dict[str, tuple[int, Template]] = {
+    "difference_of_squares": (1, difference_of_squares),
+    "strictly_positive": (3, strictly_positive),
+    "reciprocal_sum": (4, reciprocal_sum),
+}
+
+
+def generate(template: str, index: int) -> Task:
+    difficulty, function = TRAIN_TEMPLATES.get(template) or HELD_OUT[template]
+    goal, assumptions, reference = function(random.Random(f"proof/{template}/{index}"))
+    where = "".join(f" Assume {name} is {kind}." for name, kind in assumptions.items())
+    where = where or " All variables are real."
+    return Task(
+        id=f"proof/{template}/{index}",
+        prompt=f"Prove: {goal}.{where}\n{FORMAT}",
+        family="proof",
+        difficulty=difficulty,
+        split="test" if template in HELD_OUT else "train",
+        hidden={"goal": goal, "assumptions": assumptions, "reference": reference},
+        meta={"template": template},
+    )
+
+
+class ProofIdentitiesPack(TaskPack):
+    name = "proof-identities"
+    family = "proof"
+    version = "1"
+    description = (
+        "Prove polynomial/rational identities and inequalities by sympy-checked derivations (one step a line); "
+        "test split = held-out templates."
+    )
+
+    def _load(self) -> Iterable[Task]:
+        for template in [*TRAIN_TEMPLATES, *HELD_OUT]:
+            for index in range(TASKS_PER_TEMPLATE):
+                yield generate(template, index)

@@ -1,7 +1,7 @@
 """`rlvr/Code-v0`: a code task as a Gymnasium environment.
 
 reset() shows the task prompt; step(text) grades the text and returns the reward, with the full
-verdict in `info["verdict"]`. Single-turn by default (`terminated=True` after one step); with
+verdict in `info["verdict"]` (all but its wall-clock timings, which are on `env.unwrapped.last_verdict`). Single-turn by default (`terminated=True` after one step); with
 `max_turns > 1` a failing attempt gets the verifier's feedback as the next observation.
 """
 
@@ -87,7 +87,10 @@ class TextTaskEnv(gym.Env[str, str]):
         terminated = verdict.passed or self.turn >= self.max_turns
         observation = "" if terminated else self._feedback_observation(verdict)
         reward = float(np.clip(verdict.reward, 0.0, 1.0))
-        info = {"verdict": verdict.to_json(), "task": self.task.public(), "turn": self.turn}
+        # Timings are wall-clock and so vary between identical steps; Gymnasium requires a
+        # deterministic info, so they stay on `self.last_verdict.timings`.
+        info = {"verdict": {k: v for k, v in verdict.to_json().items() if k != "timings"}}
+        info.update(task=self.task.public(), turn=self.turn)
         return observation, reward, terminated, False, info
 
     def _feedback_observation(self, verdict: Verdict) -> str:

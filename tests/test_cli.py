@@ -29,10 +29,29 @@ def test_unknown_pack_names_the_fix():
 def test_validate_reports_file_line_and_field(tmp_path: Path):
     (tmp_path / "pack.toml").write_text('name = "broken"\nfamily = "code"\n')
     lines = [
-        json.dumps({"id": "a", "prompt": "p", "entry_point": "f", "reference": "def f(x):\n    return x\n", "tests": [{"args": [1]}]}),
+        json.dumps(
+            {
+                "id": "a",
+                "prompt": "p",
+                "entry_point": "f",
+                "reference": "def f(x):\n    return x\n",
+                "tests": [{"args": [1]}],
+            }
+        ),
         "{not json",
-        json.dumps({"id": "b", "prompt": "p", "entry_point": "f", "reference": "def f(:\n", "tests": [{"args": [1]}]}),
-        json.dumps({"id": "a", "prompt": "p", "entry_point": "f", "reference": "def f(x):\n    return x\n", "tests": [{"args": [1]}], "difficulty": 9}),
+        json.dumps(
+            {"id": "b", "prompt": "p", "entry_point": "f", "reference": "def f(:\n", "tests": [{"args": [1]}]}
+        ),
+        json.dumps(
+            {
+                "id": "a",
+                "prompt": "p",
+                "entry_point": "f",
+                "reference": "def f(x):\n    return x\n",
+                "tests": [{"args": [1]}],
+                "difficulty": 9,
+            }
+        ),
     ]
     (tmp_path / "tasks.jsonl").write_text("\n".join(lines) + "\n")
     result = run("packs", "validate", str(tmp_path))
@@ -51,13 +70,20 @@ def test_grade_contract_keeps_order_and_flags_bad_lines(tmp_path: Path, humaneva
         "{broken json",
         json.dumps({"task_id": "Nope/1", "completion": "x"}),
         json.dumps({"task_id": "HumanEval/2", "completion": ""}),
-        json.dumps({"task_id": "HumanEval/2", "completion": "```python\ndef truncate_number(number: float) -> float:\n    return number % 1.0\n```"}),
+        json.dumps(
+            {
+                "task_id": "HumanEval/2",
+                "completion": "```python\ndef truncate_number(number: float) -> float:\n    return number % 1.0\n```",
+            }
+        ),
         json.dumps({"task_id": "HumanEval/2"}),
     ]
     source = tmp_path / "in.jsonl"
     source.write_text("\n".join(rows) + "\n")
     out = tmp_path / "out.jsonl"
-    result = run("grade", "--pack", "humaneval", "--completions", str(source), "--out", str(out), "--jobs", "1")
+    result = run(
+        "grade", "--pack", "humaneval", "--completions", str(source), "--out", str(out), "--jobs", "1"
+    )
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 6 and [row["line"] for row in lines] == [1, 2, 3, 4, 5, 6]
@@ -76,7 +102,7 @@ def test_grade_directory_pack(tmp_path: Path):
     (pack / "pack.toml").write_text('name = "mini"\nfamily = "code"\nversion = "1"\ndescription = "tiny"\n')
     task = {
         "id": "mini/add",
-        "prompt": "def add(a: int, b: int) -> int:\n    \"\"\"Add two numbers.\"\"\"\n",
+        "prompt": 'def add(a: int, b: int) -> int:\n    """Add two numbers."""\n',
         "entry_point": "add",
         "reference": "def add(a: int, b: int) -> int:\n    return a + b\n",
         "tests": [{"args": [1, 2]}, {"args": [-5, 5]}, {"args": [10**20, 1]}],
@@ -84,8 +110,10 @@ def test_grade_directory_pack(tmp_path: Path):
     (pack / "tasks.jsonl").write_text(json.dumps(task) + "\n")
     source = tmp_path / "in.jsonl"
     source.write_text(
-        json.dumps({"task_id": "mini/add", "completion": "    return a + b\n"}) + "\n"
-        + json.dumps({"task_id": "mini/add", "completion": "    return a - b\n"}) + "\n"
+        json.dumps({"task_id": "mini/add", "completion": "    return a + b\n"})
+        + "\n"
+        + json.dumps({"task_id": "mini/add", "completion": "    return a - b\n"})
+        + "\n"
     )
     out = tmp_path / "out.jsonl"
     result = run("grade", "--pack", str(pack), "--completions", str(source), "--out", str(out))

@@ -14,11 +14,11 @@ weight = st.floats(min_value=0.0, max_value=10.0)
     st.tuples(unit, unit, unit, unit),  # failing candidate's scores
 )
 def test_gating_invariant_over_weights(w, passing_soft, failing):
-    weights = dict(zip(("syntax", "types", "tests", "perf"), w))
+    weights = dict(zip(("syntax", "types", "tests", "perf"), w, strict=False))
     assume(weights["syntax"] + weights["tests"] > 0)
     normalized = normalized_weights(weights, CODE_WEIGHTS, CODE_GATES)
     passing_scores = {"syntax": 1.0, "types": passing_soft[0], "tests": 1.0, "perf": passing_soft[1]}
-    failing_scores = dict(zip(("syntax", "types", "tests", "perf"), failing))
+    failing_scores = dict(zip(("syntax", "types", "tests", "perf"), failing, strict=False))
     assume(failing_scores["syntax"] < 1.0 or failing_scores["tests"] < 1.0)
     good, good_gates = gated_reward(passing_scores, normalized, CODE_GATES)
     bad, bad_gates = gated_reward(failing_scores, normalized, CODE_GATES)
@@ -36,7 +36,13 @@ def test_default_weights_full_marks_is_one():
 
 @pytest.mark.parametrize(
     "weights",
-    [{"syntax": -1}, {"tests": float("nan")}, {"bogus": 1.0}, {"syntax": 0, "tests": 0}, {k: 0 for k in CODE_WEIGHTS}],
+    [
+        {"syntax": -1},
+        {"tests": float("nan")},
+        {"bogus": 1.0},
+        {"syntax": 0, "tests": 0},
+        {k: 0 for k in CODE_WEIGHTS},
+    ],
 )
 def test_bad_weights_are_rejected(weights):
     with pytest.raises(WeightsError):

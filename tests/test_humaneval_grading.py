@@ -47,7 +47,9 @@ def test_grading_is_deterministic(humaneval_grader, humaneval_problems):
         "                return True\n"
         "    return False\n"
     )
-    completions = [slow] + [humaneval_problems[t]["prompt"] + humaneval_problems[t]["canonical_solution"] for t in ids[1:]]
+    completions = [slow] + [
+        humaneval_problems[t]["prompt"] + humaneval_problems[t]["canonical_solution"] for t in ids[1:]
+    ]
     first = [v.to_json() for v in humaneval_grader.grade_many(ids, completions)]
     second = [v.to_json() for v in humaneval_grader.grade_many(ids, completions)]
     strip = lambda rows: [{k: v for k, v in r.items() if k != "timings"} for r in rows]  # noqa: E731
@@ -80,7 +82,10 @@ def test_slower_correct_solution_gets_less_perf_credit(humaneval_grader, humanev
         ("    return True\n", "tests"),
         ("    import os\n    os._exit(0)\n", "tests"),
         ("    raise SystemExit(0)\n", "tests"),
-        ("    class Yes(int):\n        def __eq__(self, o):\n            return True\n    return Yes(1)\n", "tests"),
+        (
+            "    class Yes(int):\n        def __eq__(self, o):\n            return True\n    return Yes(1)\n",
+            "tests",
+        ),
     ],
 )
 def test_hostile_or_wrong_candidates_fail_their_gate(humaneval_grader, humaneval_problems, completion, gate):

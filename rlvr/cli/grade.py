@@ -17,7 +17,9 @@ from rlvr.types import Verdict
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("grade", help="grade completions from a JSONL file")
     parser.add_argument("--pack", required=True, help="pack name (see `rlvr packs list`) or directory")
-    parser.add_argument("--completions", required=True, type=Path, help='JSONL: {"task_id", "completion"} per line')
+    parser.add_argument(
+        "--completions", required=True, type=Path, help='JSONL: {"task_id", "completion"} per line'
+    )
     parser.add_argument("--out", required=True, type=Path, help="where to write one verdict per line")
     parser.add_argument("--jobs", type=int, default=None, help="sandbox workers (default: one per core)")
     parser.add_argument("--sandbox", default="local", choices=["local", "docker"], help="sandbox backend")
@@ -60,7 +62,9 @@ def _grader(args: argparse.Namespace, pack: Any) -> Grader:
         try:
             from rlvr.executors import make_executor_grader
         except ImportError as exc:
-            raise SystemExit(f"rlvr grade: --executor ray needs the ray extra: pip install 'rlvr[ray]' ({exc})") from exc
+            raise SystemExit(
+                f"rlvr grade: --executor ray needs the ray extra: pip install 'rlvr[ray]' ({exc})"
+            ) from exc
         return make_executor_grader(pack, executor="ray", ray_address=args.ray_address, **options)
     return make_grader(pack, **options)
 
@@ -84,10 +88,14 @@ def run(args: argparse.Namespace) -> int:
     lines = list(read_lines(args.completions))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     written = 0
-    with _grader(args, pack) as grader, args.out.open("w", encoding="utf-8") as out, _progress(len(lines)) as bar:
+    with (
+        _grader(args, pack) as grader,
+        args.out.open("w", encoding="utf-8") as out,
+        _progress(len(lines)) as bar,
+    ):
         for start in range(0, len(lines), max(1, args.batch_size)):
             batch = lines[start : start + args.batch_size]
-            good = [(n, t, c) for n, t, c, e in batch if e is None]
+            good = [(n, t, c) for n, t, c, e in batch if e is None and t is not None and c is not None]
             graded = grader.grade_many([t for _, t, _ in good], [c for _, _, c in good]) if good else []
             by_line: dict[int, Verdict] = {n: v for (n, _, _), v in zip(good, graded, strict=True)}
             for number, task_id, _, error in batch:
@@ -97,5 +105,8 @@ def run(args: argparse.Namespace) -> int:
             out.flush()
             bar.update(len(batch))
     flagged = sum(1 for _, _, _, e in lines if e)
-    print(f"graded {written} lines -> {args.out}" + (f" ({flagged} malformed, flagged)" if flagged else ""), file=sys.stderr)
+    print(
+        f"graded {written} lines -> {args.out}" + (f" ({flagged} malformed, flagged)" if flagged else ""),
+        file=sys.stderr,
+    )
     return 0 if written == len(lines) else 1

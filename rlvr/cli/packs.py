@@ -37,7 +37,10 @@ def run_list(args: argparse.Namespace) -> int:
     table = Table("name", "family", "size", "splits", "description")
     for pack in packs:
         table.add_row(
-            pack["name"], str(pack.get("family")), str(pack.get("size")), ",".join(pack.get("splits") or []),
+            pack["name"],
+            str(pack.get("family")),
+            str(pack.get("size")),
+            ",".join(pack.get("splits") or []),
             pack.get("error") or pack.get("description", ""),
         )
     Console().print(table)

@@ -41,7 +41,9 @@ class TextTaskEnv(gym.Env[str, str]):
         super().__init__()
         self.pack = load_pack(pack) if isinstance(pack, str) else pack
         if self.family and self.pack.family != self.family:
-            raise ValueError(f"pack {self.pack.name!r} is a {self.pack.family} pack; this env grades {self.family}")
+            raise ValueError(
+                f"pack {self.pack.name!r} is a {self.pack.family} pack; this env grades {self.family}"
+            )
         self.tasks: list[Task] = self.pack.tasks(split)
         if not self.tasks:
             raise ValueError(f"pack {self.pack.name!r} has no tasks in split {split!r}")
@@ -63,7 +65,9 @@ class TextTaskEnv(gym.Env[str, str]):
             self._grader = make_grader(self.pack, **self._grader_options)
         return self._grader
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         task_id = (options or {}).get("task_id") or self.fixed_task_id
         if task_id is not None:
@@ -89,7 +93,7 @@ class TextTaskEnv(gym.Env[str, str]):
         reward = float(np.clip(verdict.reward, 0.0, 1.0))
         # Timings are wall-clock and so vary between identical steps; Gymnasium requires a
         # deterministic info, so they stay on `self.last_verdict.timings`.
-        info = {"verdict": {k: v for k, v in verdict.to_json().items() if k != "timings"}}
+        info: dict[str, Any] = {"verdict": {k: v for k, v in verdict.to_json().items() if k != "timings"}}
         info.update(task=self.task.public(), turn=self.turn)
         return observation, reward, terminated, False, info
 

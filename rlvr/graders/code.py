@@ -77,7 +77,9 @@ class CodeGrader(Grader):
         self.weights = normalized_weights(weights, CODE_WEIGHTS, CODE_GATES)
         self.visible_feedback = str(pack.options.get("feedback", "hidden")) == "visible"
         self.timeout = float(options.get("timeout") or pack.options.get("timeout") or DEFAULT_TIMEOUT_SECONDS)
-        self.sandbox = make_sandbox(options.get("sandbox", "local"), options.get("jobs"), options.get("runtime"))
+        self.sandbox = make_sandbox(
+            options.get("sandbox", "local"), options.get("jobs"), options.get("runtime")
+        )
         self.type_checker = TypeChecker() if self.weights["types"] > 0 else None
         self.oracles = OracleCache(extra_calls=options.get("extra_calls"))
         self._reference_counts: dict[str, list[int | None]] = {}
@@ -172,7 +174,9 @@ class CodeGrader(Grader):
             )
         components["syntax"] = Component(1.0, 1.0)
         if item.error or item.oracle is None or result is None:
-            return Verdict(task.id, 0.0, False, components, ["tests"], "", timings, item.error or "not executed")
+            return Verdict(
+                task.id, 0.0, False, components, ["tests"], "", timings, item.error or "not executed"
+            )
 
         flags = list(getattr(result, "flags", []) or [])
         errors: list[str] = []

@@ -35,7 +35,9 @@ def normalized_weights(
     return {name: value / total for name, value in merged.items()}
 
 
-def gated_reward(scores: Mapping[str, float], weights: Mapping[str, float], gates: tuple[str, ...]) -> tuple[float, list[str]]:
+def gated_reward(
+    scores: Mapping[str, float], weights: Mapping[str, float], gates: tuple[str, ...]
+) -> tuple[float, list[str]]:
     """(reward, failed gates). `scores` are fractions in [0, 1]; a gate passes when its score is 1."""
     clipped = {name: min(1.0, max(0.0, float(scores.get(name, 0.0)))) for name in weights}
     raw = sum(weights[name] * clipped[name] for name in weights)

@@ -52,6 +52,43 @@ class TestOutcome:
     counterexample: dict[str, Any] | None = None  # input/expected/actual of the first disagreement
 
 
+Comparator = Callable[[tuple[Any, ...], Any, Any], bool]
+
+
+@dataclass(frozen=True)
+class GeneratedTests:
+    """Hidden inputs generated for a task on the trusted side (see rlvr.graders.properties).
+
+    `calls` are judged after the task's own tests with `agree(args, expected, actual)` (default:
+    exact types, floats to a relative 1e-9). `perf_calls` are inputs of growing size used only to
+    measure operation counts (`perf_sizes[i]` is the n of `perf_calls[i]`)."""
+
+    calls: tuple[tuple[Any, ...], ...] = ()
+    agree: Comparator | None = None
+    perf_calls: tuple[tuple[Any, ...], ...] = ()
+    perf_sizes: tuple[int, ...] = ()
+
+
+def tolerant_agree(expected: Any, actual: Any, depth: int = 0) -> bool:
+    """`values_agree`, except floats agree to a relative 1e-9 (absolute 1e-12): generated inputs
+    carry no hand-written tolerance, and a reordered sum is still a correct sum."""
+    if depth > 64 or type(expected) is not type(actual):
+        return False
+    if type(expected) is float:
+        if math.isnan(expected) or math.isnan(actual):
+            return math.isnan(expected) and math.isnan(actual)
+        return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12)
+    if type(expected) in (list, tuple):
+        return len(expected) == len(actual) and all(
+            tolerant_agree(e, a, depth + 1) for e, a in zip(expected, actual, strict=True)
+        )
+    if type(expected) is dict:
+        return expected.keys() == actual.keys() and all(
+            tolerant_agree(expected[k], actual[k], depth + 1) for k in expected
+        )
+    return expected == actual
+
+
 class _Divergence(Exception):
     """Replay asked for a call the recording never made."""
 
@@ -71,7 +108,9 @@ def values_agree(expected: Any, actual: Any, depth: int = 0) -> bool:
             values_agree(e, a, depth + 1) for e, a in zip(expected, actual, strict=True)
         )
     if type(expected) is dict:
-        return expected.keys() == actual.keys() and all(values_agree(expected[k], actual[k], depth + 1) for k in expected)
+        return expected.keys() == actual.keys() and all(
+            values_agree(expected[k], actual[k], depth + 1) for k in expected
+        )
     return expected == actual
 
 
@@ -97,6 +136,10 @@ class CodeOracle:
         self.calls: list[tuple[Any, ...]] = []
         self.expected: list[Expected] = []
         self.check_calls = 0
+        self.generated_start: int | None = None  # calls from here on were generated (GeneratedTests)
+        self.agree: Comparator | None = None
+        self.perf_calls: list[tuple[Any, ...]] = []
+        self.perf_sizes: tuple[int, ...] = ()
         if hidden.get("check"):
             check_namespace = dict(namespace)
             exec(compile(hidden["check"], f"<check:{task.id}>", "exec"), check_namespace)
@@ -109,6 +152,30 @@ class CodeOracle:
             self._add_call(tuple(args))
         if not self.calls:
             raise OracleError(f"{task.id}: no hidden calls (the task needs `check` or `calls`)")
+
+    def add_generated(self, tests: GeneratedTests) -> None:
+        """Append generated hidden calls (reference outputs computed here, on the trusted side)."""
+        self.generated_start = len(self.calls)
+        self.agree = tests.agree
+        for args in tests.calls:
+            self._add_call(tuple(args))
+        self.perf_calls = [tuple(args) for args in tests.perf_calls]
+        self.perf_sizes = tuple(tests.perf_sizes)
+
+    def _matches(self, index: int, outcome: CallOutcome | None) -> bool:
+        expected = self.expected[index]
+        if self.generated_start is None or index < self.generated_start:
+            return self._outcome_matches(expected, outcome)
+        if outcome is None or expected.raises is not None or not outcome.ok:
+            return self._outcome_matches(expected, outcome)
+        if self.agree is not None:
+            try:
+                return bool(
+                    self.agree(copy.deepcopy(self.calls[index]), copy.deepcopy(expected.value), outcome.value)
+                )
+            except Exception:  # a comparator that cannot read the candidate's value: disagreement
+                return False
+        return tolerant_agree(expected.value, outcome.value)
 
     # -- recording (trusted reference only)
     def _add_call(self, args: tuple[Any, ...]) -> Expected:
@@ -148,7 +215,9 @@ class CodeOracle:
             except OracleError:
                 raise
             except Exception as exc:
-                raise OracleError(f"{self.task_id}: the reference fails its own check ({type(exc).__name__}: {exc})") from exc
+                raise OracleError(
+                    f"{self.task_id}: the reference fails its own check ({type(exc).__name__}: {exc})"
+                ) from exc
             finally:
                 random.setstate(state)
         self.check_calls = len(self.calls)
@@ -157,11 +226,15 @@ class CodeOracle:
     def judge(self, outcomes: Sequence[CallOutcome | None], *, visible: bool = False) -> TestOutcome:
         agree = 0
         first_bad: int | None = None
-        for index, (expected, outcome) in enumerate(zip(self.expected, outcomes, strict=False)):
-            if self._outcome_matches(expected, outcome):
+        bad: list[int] = []
+        for index, outcome in enumerate(outcomes[: len(self.calls)]):
+            if self._matches(index, outcome):
                 agree += 1
-            elif first_bad is None:
-                first_bad = index
+            else:
+                bad.append(index)
+        # the counterexample shown in visible mode is the simplest failing input (generated inputs
+        # are boundary-biased, so this is a shrunk one)
+        first_bad = min(bad, key=self._input_size) if bad else None
         missing = len(self.calls) - min(len(outcomes), len(self.calls))
         if first_bad is None and missing:
             first_bad = len(outcomes)
@@ -175,20 +248,30 @@ class CodeOracle:
                 if expected.raises is None
                 and outcome is not None
                 and outcome.ok
+                and not (
+                    self.agree is not None
+                    and i >= (self.generated_start or 0)
+                    and self.generated_start is not None
+                )
                 and not same_shape(expected.value, outcome.value)
             ),
             None,
         )
         if type_failure is not None:
-            return TestOutcome(False, agreement, "a result has the wrong type", self._counterexample(type_failure, outcomes))
+            return TestOutcome(
+                False, agreement, "a result has the wrong type", self._counterexample(type_failure, outcomes)
+            )
         if any(o is None for o in outcomes[: len(self.calls)]) or missing:
-            return TestOutcome(False, agreement, "the program stopped before answering every test", counterexample)
+            return TestOutcome(
+                False, agreement, "the program stopped before answering every test", counterexample
+            )
 
         if self.check is not None:
             passed, why = self._replay_check(outcomes)
             extra_ok = all(
-                self._outcome_matches(e, o)
-                for e, o in zip(self.expected[self.check_calls :], outcomes[self.check_calls :], strict=False)
+                self._matches(i, o)
+                for i, o in enumerate(outcomes[: len(self.calls)])
+                if i >= self.check_calls
             )
             if passed and extra_ok:
                 return TestOutcome(True, 1.0 if agreement == 1.0 else agreement)
@@ -204,6 +287,12 @@ class CodeOracle:
         if expected.raises is not None:
             return not outcome.ok and outcome.exception == expected.raises
         return outcome.ok and values_agree(expected.value, outcome.value)
+
+    def _input_size(self, index: int) -> tuple[int, int]:
+        try:
+            return (len(dumps(list(self.calls[index]))), index)
+        except CodecError:
+            return (1 << 30, index)
 
     def _counterexample(self, index: int, outcomes: Sequence[CallOutcome | None]) -> dict[str, Any]:
         expected = self.expected[index]
@@ -226,7 +315,11 @@ class CodeOracle:
 
         def stand_in(*args: Any, **kwargs: Any) -> Any:
             nonlocal position
-            if kwargs or position >= self.check_calls or dumps(list(args)) != dumps(list(self.calls[position])):
+            if (
+                kwargs
+                or position >= self.check_calls
+                or dumps(list(args)) != dumps(list(self.calls[position]))
+            ):
                 raise _Divergence
             outcome = outcomes[position]
             expected = self.expected[position]
@@ -262,6 +355,8 @@ class OracleCache:
     """Oracles are built once per task and reused (thread-safe)."""
 
     extra_calls: Callable[[Task], Sequence[tuple[Any, ...]]] | None = None
+    # generated hidden tests, built from the task and its oracle (seeded by the recorded calls)
+    generate: Callable[[Task, CodeOracle], GeneratedTests | None] | None = None
     _oracles: dict[str, CodeOracle | OracleError] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -272,6 +367,9 @@ class OracleCache:
             try:
                 extra = self.extra_calls(task) if self.extra_calls else ()
                 cached = CodeOracle(task, extra)
+                generated = self.generate(task, cached) if self.generate else None
+                if generated is not None:
+                    cached.add_generated(generated)
             except OracleError as exc:
                 cached = exc
             except Exception as exc:  # a broken task must be reported, not crash the grader

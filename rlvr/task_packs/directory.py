@@ -59,9 +59,11 @@ def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
     problems = _need_str(line, "entry_point") + _need_str(line, "reference")
     tests, check = line.get("tests"), line.get("check")
     if tests is None and check is None:
-        problems.append(("tests", "a code task needs `tests` (list of {\"args\": [...]}) or `check` code"))
+        problems.append(("tests", 'a code task needs `tests` (list of {"args": [...]}) or `check` code'))
     if tests is not None:
-        if not isinstance(tests, list) or not all(isinstance(t, dict) and isinstance(t.get("args"), list) for t in tests):
+        if not isinstance(tests, list) or not all(
+            isinstance(t, dict) and isinstance(t.get("args"), list) for t in tests
+        ):
             problems.append(("tests", 'must be a list of objects like {"args": [1, 2]}'))
     if check is not None and not isinstance(check, str):
         problems.append(("check", "must be Python source defining check(candidate)"))
@@ -133,7 +135,9 @@ def read_manifest(root: Path) -> tuple[dict[str, Any], list[Problem]]:
         not isinstance(weights, dict)
         or not all(isinstance(v, int | float) and v >= 0 for v in weights.values())
     ):
-        problems.append(Problem(str(manifest_path), None, "weights", "must be a table of non-negative numbers"))
+        problems.append(
+            Problem(str(manifest_path), None, "weights", "must be a table of non-negative numbers")
+        )
     return manifest, problems
 
 
@@ -156,7 +160,9 @@ def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
             try:
                 line = json.loads(raw)
             except json.JSONDecodeError as exc:
-                problems.append(Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})"))
+                problems.append(
+                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
+                )
                 continue
             if not isinstance(line, dict):
                 problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
@@ -211,7 +217,9 @@ class DirectoryPack(TaskPack):
         self.family = str(manifest["family"])
         self.version = str(manifest.get("version", "1"))
         self.description = str(manifest.get("description", ""))
-        self.weights = {str(k): float(v) for k, v in manifest["weights"].items()} if "weights" in manifest else None
+        self.weights = (
+            {str(k): float(v) for k, v in manifest["weights"].items()} if "weights" in manifest else None
+        )
         self.options = dict(manifest.get("options") or {})
         super().__init__()
 

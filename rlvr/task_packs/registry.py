@@ -67,7 +67,9 @@ def load_pack(name_or_path: str | Path) -> TaskPack:
         try:
             return _resolve(plugins[text].load())
         except Exception as exc:  # a broken third-party pack must not look like a missing one
-            raise PackError(f"pack {text!r} (entry point {plugins[text].value}) failed to load: {exc}") from exc
+            raise PackError(
+                f"pack {text!r} (entry point {plugins[text].value}) failed to load: {exc}"
+            ) from exc
     close = difflib.get_close_matches(text, available_names(), n=3)
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise PackError(

@@ -17,6 +17,7 @@ candidate cannot see, so forged messages are recognised. Exit codes decide nothi
 """
 
 import builtins
+import _json
 import json
 import math
 import os
@@ -120,6 +121,7 @@ BLOCKED_EVENTS = frozenset(
         "os.putenv",
         "os.unsetenv",
         "code.__new__",
+        "_thread.start_new_thread",
         "pickle.find_class",
     }
 )
@@ -243,40 +245,112 @@ def lock_down(mem_mb, cpu_seconds, keep_fd):
     os.environ.clear()
 
 
-def install_audit_hook():
+def install_audit_hook(
+    blocked_events=BLOCKED_EVENTS,
+    blocked_modules=BLOCKED_MODULES,
+    frame_attributes=FRAME_ATTRIBUTES,
+    stdlib_prefix=STDLIB_DIR + os.sep,
+    realpath=os.path.realpath,
+    refused=Refused,
+    write_flags=WRITE_FLAGS,
+    type=type,
+    str=str,
+    bytes=bytes,
+    int=int,
+    any=any,
+):
+    """Everything the hook uses is bound here, before candidate code exists, so patching this module,
+    `os.path` or builtins later cannot loosen it."""
+
     def is_readable_stdlib(path):
         if type(path) is bytes:
             path = path.decode(errors="replace")
         if type(path) is not str:
             return False
-        real = os.path.realpath(path)
-        return real.startswith(STDLIB_DIR + os.sep) and "site-packages" not in real
+        real = realpath(path)
+        return real.startswith(stdlib_prefix) and "site-packages" not in real
 
     def hook(event, args):
-        if event in BLOCKED_EVENTS:
-            raise Refused(event)
-        if event == "import" and args[0].partition(".")[0] in BLOCKED_MODULES:
-            raise Refused("import " + args[0])
-        if event == "object.__getattr__" and args[1] in FRAME_ATTRIBUTES:
-            raise Refused("frame access")
+        if event in blocked_events:
+            raise refused(event)
+        if event == "import" and args[0].partition(".")[0] in blocked_modules:
+            raise refused("import " + args[0])
+        if event == "object.__getattr__" and args[1] in frame_attributes:
+            raise refused("frame access")
         if event == "open":
             path, mode, flags = args
             writing = (type(mode) is str and any(c in mode for c in "wax+")) or (
-                type(flags) is int and flags & WRITE_FLAGS
+                type(flags) is int and flags & write_flags
             )
             if writing or not is_readable_stdlib(path):
-                raise Refused("open")
+                raise refused("open")
 
     sys.addaudithook(hook)
 
 
+def make_wire_encoder(
+    c_make_encoder=_json.make_encoder,
+    encode_string=_json.encode_basestring_ascii,
+    type=type,
+    isnan=math.isnan,
+    isinf=math.isinf,
+    len=len,
+    list=list,
+    tuple=tuple,
+    dict=dict,
+    set=set,
+    frozenset=frozenset,
+    bool=bool,
+    int=int,
+    float=float,
+    str=str,
+    TypeError=TypeError,
+    ValueError=ValueError,
+):
+    """`to_wire` + JSON encoding made only of references bound before candidate code runs: the C
+    encoder (no json-module lookups) and builtins captured as defaults, so a candidate patching json,
+    builtins or this module cannot forge what is reported."""
+    json_chunks = c_make_encoder(None, None, encode_string, None, ":", ",", False, False, False)
+
+    def wire(value, depth):
+        if depth > MAX_DEPTH:
+            raise ValueError("value nested too deeply")
+        kind = type(value)
+        if value is None or kind is bool or kind is int or kind is str:
+            return value
+        if kind is float:
+            if isnan(value):
+                return {"f": "nan"}
+            if isinf(value):
+                return {"f": "inf" if value > 0 else "-inf"}
+            return value
+        if kind is list:
+            return [wire(v, depth + 1) for v in value]
+        if kind is tuple:
+            return {"t": [wire(v, depth + 1) for v in value]}
+        if kind is dict:
+            return {"d": [[wire(k, depth + 1), wire(v, depth + 1)] for k, v in value.items()]}
+        if kind is set:
+            return {"s": [wire(v, depth + 1) for v in value]}
+        if kind is frozenset:
+            return {"fs": [wire(v, depth + 1) for v in value]}
+        raise TypeError("not plain data")
+
+    def encode(message):
+        return "".join(json_chunks(message, 0)).encode()
+
+    return wire, encode
+
+
 def run_candidate(request, token, wfd):
     """In the forked child. Never returns: ends with os._exit."""
-    write, exit_now, dumps, pack = os.write, os._exit, json.dumps, struct.pack
+    write, exit_now, pack, length = os.write, os._exit, struct.pack, len
+    wire, encode = make_wire_encoder()
+    base_exception, type_of, str_of = BaseException, type, str
 
     def send(kind, payload):
-        data = dumps([token, kind, payload], separators=(",", ":"), allow_nan=False).encode()
-        write(wfd, pack(">I", len(data)) + data)
+        data = encode([token, kind, payload])
+        write(wfd, pack(">I", length(data)) + data)
 
     lock_down(int(request.get("mem_mb", 1024)), int(math.ceil(request["timeout"])) + 1, wfd)
     calls = [from_wire(args) for args in request["calls"]]
@@ -303,33 +377,29 @@ def run_candidate(request, token, wfd):
         os.__dict__.pop(name, None)
         sys.modules["posix"].__dict__.pop(name, None)
     for name in list(sys.modules):
-        if name.partition(".")[0] in BLOCKED_MODULES:
-            sys.modules.pop(name, None)
-    import _thread
-
-    def no_threads(*args, **kwargs):
-        raise Refused("threads are disabled in the sandbox")
-
-    _thread.start_new_thread = _thread.start_new = no_threads
+        if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
+            sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach
     install_audit_hook()
+    source, entry = request["source"], request["entry"]
+    request = None
     try:
-        code = compile(request["source"], CANDIDATE_FILE, "exec")
+        code = compile(source, CANDIDATE_FILE, "exec")
         exec(code, namespace)
-        function = namespace.get(request["entry"])
+        function = namespace.get(entry)
         if not callable(function):
-            send("load", "entry point not defined: " + str(request["entry"])[:100])
+            send("load", "entry point not defined: " + str(entry)[:100])
             exit_now(0)
-    except BaseException as exc:  # noqa: BLE001 - candidate code may raise anything
-        send("load", type(exc).__name__)
+    except base_exception as exc:  # noqa: BLE001 - candidate code may raise anything
+        send("load", type_of(exc).__name__)
         exit_now(0)
     send("loaded", None)
     for index, args in enumerate(calls):
         counter[0] = 0
         try:
             value = function(*args)
-            result = {"ok": to_wire(value)}
-        except BaseException as exc:  # noqa: BLE001
-            result = {"exc": type(exc).__name__[:80]}
+            result = {"ok": wire(value, 0)}
+        except base_exception as exc:  # noqa: BLE001
+            result = {"exc": str_of(type_of(exc).__name__)[:80]}
         send("result", [index, result, counter[0] if trace else None])
     send("done", None)
     exit_now(0)

@@ -25,12 +25,22 @@ class RayUnavailableError(RuntimeError):
 def import_ray(*, single_machine: bool) -> ModuleType:
     """Import Ray; for a private single-machine cluster, first pin its servers to loopback."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    if single_machine and "ray" not in sys.modules:
+    if single_machine:
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
     except ImportError as exc:
         raise RayUnavailableError("the Ray executor needs Ray: pip install 'rlvr[ray]'") from exc
+    if single_machine and not ray.is_initialized():
+        # Ray read the switch when it was first imported, possibly before we set it; its node
+        # address lookup consults the module constant at call time, so pin that as well. The
+        # address is verified after start-up either way.
+        constants = sys.modules.get("ray._private.ray_constants")
+        if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
+            constants.ENABLE_RAY_CLUSTER = os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] not in (
+                "0",
+                "false",
+            )
     return ray
 
 

@@ -48,7 +48,11 @@ class GradingWorker:
         return {"pid": os.getpid(), "weights": dict(weights) if isinstance(weights, dict) else None}
 
     def grade(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
-        return self.grader.grade_many(task_ids, completions)
+        try:
+            return self.grader.grade_many(task_ids, completions)
+        except Exception as exc:  # the grader promises not to raise; if it does, flag the chunk
+            message = f"grader fault on Ray worker: {_first_line(exc)}"
+            return [Verdict.failure(task_id, message, gates=["grader"]) for task_id in task_ids]
 
     def close(self) -> None:
         self.grader.close()
@@ -68,6 +72,7 @@ class _Slot:
     actor: Any
     inflight: int = 0
     alive: bool = True
+    isolated: bool = False  # running a retry, alone, so that its loss cannot take others down
 
 
 @dataclass
@@ -79,6 +84,7 @@ class _InFlight:
 
 
 def _first_line(exc: BaseException) -> str:
+    exc = getattr(exc, "cause", None) or exc  # a RayTaskError wraps the remote exception
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:300]
 
@@ -155,6 +161,7 @@ class RayGrader(Grader):
     def _replace(self, slot: _Slot) -> None:
         slot.alive = False
         slot.inflight = 0
+        slot.isolated = False
         try:
             self.ray.kill(slot.actor)
         except Exception:
@@ -191,6 +198,7 @@ class RayGrader(Grader):
         lost_errors = (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError)
         results: list[Verdict | None] = [None] * len(tasks)
         pending = self._chunks(len(tasks))
+        retries: deque[_Chunk] = deque()
         inflight: dict[Any, _InFlight] = {}
 
         def fail(chunk: _Chunk, message: str) -> None:
@@ -201,22 +209,24 @@ class RayGrader(Grader):
 
         def retry_or_fail(chunk: _Chunk, reason: str) -> None:
             if chunk.attempt == 0:
-                pending.extend(_Chunk([position], attempt=1) for position in chunk.positions)
+                retries.extend(_Chunk([position], attempt=1) for position in chunk.positions)
             else:
                 fail(chunk, f"grading worker lost twice; last: {reason}")
 
-        while pending or inflight:
-            self._dispatch(pending, inflight, tasks, completions)
+        while pending or retries or inflight:
+            self._dispatch(pending, retries, inflight, tasks, completions)
             if not inflight:  # every actor is gone and none may be replaced
-                while pending:
-                    fail(pending.popleft(), "no grading workers left on the Ray cluster")
+                for queue in (pending, retries):
+                    while queue:
+                        fail(queue.popleft(), "no grading workers left on the Ray cluster")
                 break
             ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
             for ref in ready:
                 job = inflight.pop(ref)
                 current = job.slot.actor is job.actor
-                if current and job.slot.inflight > 0:
-                    job.slot.inflight -= 1
+                if current:
+                    job.slot.inflight = max(0, job.slot.inflight - 1)
+                    job.slot.isolated = False if job.chunk.attempt > 0 else job.slot.isolated
                 try:
                     verdicts = ray.get(ref)
                 except lost_errors as exc:
@@ -246,25 +256,34 @@ class RayGrader(Grader):
     def _dispatch(
         self,
         pending: deque[_Chunk],
+        retries: deque[_Chunk],
         inflight: dict[Any, _InFlight],
         tasks: list[Task],
         completions: list[str],
     ) -> None:
-        """Hand out chunks round-robin while each live actor has room (the backpressure bound)."""
+        """Hand out chunks round-robin while live actors have room (the backpressure bound).
+
+        A retry goes only to an idle actor and then occupies it alone: if the item kills that
+        actor too, no other item is lost with it."""
         progress = True
-        while pending and progress:
+        while (pending or retries) and progress:
             progress = False
             for slot in self.slots:
-                if not pending:
-                    break
-                if slot.alive and slot.inflight < self.max_inflight_per_worker:
+                if not slot.alive or slot.isolated:
+                    continue
+                if retries and slot.inflight == 0:
+                    chunk = retries.popleft()
+                    slot.isolated = True
+                elif pending and slot.inflight < self.max_inflight_per_worker:
                     chunk = pending.popleft()
-                    ids = [tasks[p].id for p in chunk.positions]
-                    texts = [completions[p] for p in chunk.positions]
-                    ref = slot.actor.grade.remote(ids, texts)
-                    inflight[ref] = _InFlight(slot, slot.actor, chunk, time.monotonic())
-                    slot.inflight += 1
-                    progress = True
+                else:
+                    continue
+                ids = [tasks[p].id for p in chunk.positions]
+                texts = [completions[p] for p in chunk.positions]
+                ref = slot.actor.grade.remote(ids, texts)
+                inflight[ref] = _InFlight(slot, slot.actor, chunk, time.monotonic())
+                slot.inflight += 1
+                progress = True
 
     def _replace_overdue(self, inflight: dict[Any, _InFlight]) -> None:
         """A chunk past its deadline means a hung worker: replace it; its chunks then come back as lost."""

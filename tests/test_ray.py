@@ -1,0 +1,188 @@
+"""The Ray executor on a private local cluster (2 CPUs, loopback only)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+psutil = pytest.importorskip("psutil")
+
+from rlvr.executors import make_executor_grader  # noqa: E402
+from rlvr.executors.ray_cluster import connect  # noqa: E402
+from rlvr.executors.ray_grader import WORKER_LOST_FLAG, RayGrader  # noqa: E402
+from rlvr.graders.base import Grader  # noqa: E402
+from rlvr.task_packs.base import StaticPack  # noqa: E402
+from rlvr.types import Task, Verdict  # noqa: E402
+
+SUBSET = [f"HumanEval/{i}" for i in range(0, 160, 8)]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray, started = connect(None, num_cpus=2)
+    # the test-only graders below must reach the actors by value (the tests dir is not a package)
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    yield ray
+    ray.cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    if started:
+        ray.shutdown()
+
+
+def is_loopback(ip: str) -> bool:
+    address = ipaddress.ip_address(ip)
+    mapped = getattr(address, "ipv4_mapped", None)  # "::ffff:127.0.0.1" is IPv4 loopback too
+    return (mapped or address).is_loopback
+
+
+def test_local_cluster_listens_on_loopback_only(ray_cluster):
+    me = psutil.Process()
+    processes = [me, *me.children(recursive=True)]
+    listening = []
+    for process in processes:
+        try:
+            connections = process.net_connections(kind="inet")
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        listening += [(process.name(), c.laddr.ip) for c in connections if c.status == psutil.CONN_LISTEN]
+    assert any("gcs_server" in name or "raylet" in name for name, _ in listening)
+    assert all(is_loopback(ip) for _, ip in listening), listening
+
+
+def test_ray_grader_agrees_with_local_grading(ray_cluster, humaneval_pack, humaneval_grader):
+    tasks = [humaneval_pack.get(task_id) for task_id in SUBSET]
+    ids = [t.id for t in tasks] * 2 + ["HumanEval/9999"]
+    completions = (
+        [t.hidden["reference"] for t in tasks] + [t.prompt + "    return None\n" for t in tasks] + ["x"]
+    )
+    local = humaneval_grader.grade_many(ids, completions)
+    grader = make_executor_grader(humaneval_pack, "ray", workers=2, chunk_size=4)
+    try:
+        assert isinstance(grader, RayGrader) and len(set(grader.worker_pids())) == 2
+        remote = grader.grade_many(ids, completions)
+    finally:
+        grader.close()
+    assert [v.task_id for v in remote] == ids
+    assert [v.reward for v in remote] == pytest.approx([v.reward for v in local], abs=1e-9)
+    assert [v.passed for v in remote] == [v.passed for v in local]
+    assert all(v.passed for v in remote[: len(tasks)]) and not any(v.passed for v in remote[len(tasks) :])
+    assert remote[-1].error is not None and "unknown task" in remote[-1].error
+    assert grader.weights == humaneval_grader.weights  # type: ignore[attr-defined]
+    assert ray_cluster.is_initialized()  # the grader did not shut down a cluster it did not start
+
+
+# ---------------------------------------------------------------------- lost workers
+class FaultyGrader(Grader):
+    """Grades `len(completion) / 100`, but misbehaves on marked completions:
+    CRASH-ALWAYS kills the actor process, CRASH-ONCE:<path> kills it the first time only,
+    HANG sleeps past any deadline, RAISE raises."""
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        for completion in completions:
+            if completion == "CRASH-ALWAYS":
+                os._exit(1)
+            if completion.startswith("CRASH-ONCE:"):
+                marker = Path(completion.split(":", 1)[1])
+                if not marker.exists():
+                    marker.write_text("crashed")
+                    os._exit(1)
+            if completion == "HANG":
+                time.sleep(3600)
+            if completion == "RAISE":
+                raise RuntimeError("grader bug")
+        return [
+            Verdict(t.id, reward=len(c) / 100, passed=True) for t, c in zip(tasks, completions, strict=True)
+        ]
+
+
+def faulty_factory(pack, **options):
+    return FaultyGrader(pack)
+
+
+@pytest.fixture(scope="module")
+def toy_pack():
+    return StaticPack("toy", [Task(id=f"t{i}", prompt="p") for i in range(12)])
+
+
+def toy_grader(pack, **kwargs) -> RayGrader:
+    return RayGrader(pack, workers=2, grader_factory=faulty_factory, chunk_size=4, **kwargs)
+
+
+def test_worker_dying_once_mid_batch_is_retried(ray_cluster, toy_pack, tmp_path):
+    ids = [f"t{i}" for i in range(12)]
+    completions = ["a" * i for i in range(12)]
+    completions[5] = f"CRASH-ONCE:{tmp_path / 'marker'}"
+    grader = toy_grader(toy_pack)
+    try:
+        verdicts = grader.grade_many(ids, completions)
+        assert grader.replacements == 1
+    finally:
+        grader.close()
+    assert all(v.error is None for v in verdicts)
+    assert [v.reward for v in verdicts] == pytest.approx([len(c) / 100 for c in completions])
+
+
+def test_item_that_kills_its_worker_twice_is_flagged_and_neighbours_survive(ray_cluster, toy_pack):
+    ids = [f"t{i}" for i in range(12)]
+    completions = ["b" * i for i in range(12)]
+    completions[6] = "CRASH-ALWAYS"
+    grader = toy_grader(toy_pack)
+    try:
+        verdicts = grader.grade_many(ids, completions)
+        again = grader.grade("t1", "bb")  # the pool still works after replacing lost actors
+    finally:
+        grader.close()
+    lost = verdicts[6]
+    assert lost.error is not None and "lost twice" in lost.error and WORKER_LOST_FLAG in lost.flags
+    assert lost.reward == 0.0 and not lost.passed
+    others = [v for i, v in enumerate(verdicts) if i != 6]
+    assert all(v.error is None for v in others)
+    assert [v.reward for v in others] == pytest.approx(
+        [len(c) / 100 for i, c in enumerate(completions) if i != 6]
+    )
+    assert again.error is None and again.reward == pytest.approx(0.02)
+
+
+def test_hung_worker_is_replaced_after_the_chunk_deadline(ray_cluster, toy_pack):
+    grader = toy_grader(toy_pack, chunk_timeout=2.0)
+    try:
+        verdicts = grader.grade_many(["t0", "t1", "t2"], ["HANG", "c", "cc"])
+    finally:
+        grader.close()
+    assert verdicts[0].error is not None and WORKER_LOST_FLAG in verdicts[0].flags
+    assert [v.reward for v in verdicts[1:]] == pytest.approx([0.01, 0.02])
+
+
+def test_grader_exception_on_a_worker_is_flagged_not_retried(ray_cluster, toy_pack):
+    grader = toy_grader(toy_pack)
+    try:
+        (verdict,) = grader.grade_many(["t0"], ["RAISE"])
+        assert grader.replacements == 0
+    finally:
+        grader.close()
+    assert verdict.error is not None and "grader bug" in verdict.error
+
+
+def test_no_workers_left_flags_the_rest(ray_cluster, toy_pack):
+    grader = RayGrader(
+        toy_pack, workers=1, grader_factory=faulty_factory, chunk_size=1, max_worker_replacements=0
+    )
+    try:
+        verdicts = grader.grade_many(["t0", "t1", "t2"], ["CRASH-ALWAYS", "d", "dd"])
+    finally:
+        grader.close()
+    assert all(v.error is not None and WORKER_LOST_FLAG in v.flags for v in verdicts)
+
+
+def test_executor_arguments_are_checked(toy_pack):
+    with pytest.raises(ValueError, match="unknown executor"):
+        make_executor_grader(toy_pack, "dask")
+    with pytest.raises(ValueError, match="needs --executor ray"):
+        make_executor_grader(toy_pack, "local", ray_address="127.0.0.1:6379")
+    with pytest.raises(ValueError, match="workers"):
+        RayGrader(toy_pack, workers=0)

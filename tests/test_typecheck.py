@@ -7,7 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from rlvr.graders.typecheck import TypeChecker, TypeReport, _RunFailure, type_score
+from rlvr.graders.typecheck import (
+    TypeChecker,
+    TypeReport,
+    _CliEngine,
+    _RunFailure,
+    _ServerEngine,
+    type_score,
+)
 
 CLEAN = "def add(a: int, b: int) -> int:\n    return a + b\n"
 ONE_ERROR = "def name() -> str:\n    return 42\n"
@@ -18,8 +25,8 @@ class CountingChecker(TypeChecker):
     """Counts pyright runs and refuses batches containing a poison marker, to exercise batch
     splitting; everything else goes to the real pyright."""
 
-    def __init__(self, timeout: float = 60.0, cache_size: int = 4096) -> None:
-        super().__init__(timeout=timeout, cache_size=cache_size)
+    def __init__(self, timeout: float = 60.0, cache_size: int = 4096, engine: str = "server") -> None:
+        super().__init__(timeout=timeout, cache_size=cache_size, engine=engine)
         self.runs: list[int] = []
 
     def _run_pyright(self, texts: list[str]) -> list[TypeReport] | _RunFailure:
@@ -29,9 +36,27 @@ class CountingChecker(TypeChecker):
         return super()._run_pyright(texts)
 
 
+@pytest.fixture(scope="module")
+def shared_server() -> Iterator[CountingChecker]:
+    with CountingChecker(engine="server") as instance:
+        yield instance
+
+
 @pytest.fixture
-def checker() -> Iterator[CountingChecker]:
-    with CountingChecker() as instance:
+def checker(shared_server: CountingChecker) -> CountingChecker:
+    """The module's pyright server (started once), with a cold cache and a fresh run count."""
+    shared_server._cache.clear()
+    shared_server.runs.clear()
+    return shared_server
+
+
+@pytest.fixture(params=["server", "cli"])
+def any_checker(request: pytest.FixtureRequest, checker: CountingChecker) -> Iterator[CountingChecker]:
+    """Each engine in turn, for the behaviour both must share."""
+    if request.param == "server":
+        yield checker
+        return
+    with CountingChecker(engine="cli") as instance:
         yield instance
 
 
@@ -40,9 +65,10 @@ def test_score_decays_with_errors() -> None:
     assert 1.0 > type_score(1) > type_score(2) > type_score(10) > 0.0
 
 
-def test_batch_maps_diagnostics_to_the_right_candidate(checker: CountingChecker) -> None:
+def test_batch_maps_diagnostics_to_the_right_candidate(any_checker: CountingChecker) -> None:
     unicode_file = "def größe(ñ: int) -> int:\n    return ñ * 2\n\n\nπ: str = größe(3)\n"
     sources = [CLEAN, ONE_ERROR, CLEAN, THREE_ERRORS, unicode_file, ONE_ERROR]
+    checker = any_checker
     reports = checker.check_many(sources)
     assert checker.runs == [4]  # one pyright run; the duplicates are checked once
     assert [r.errors for r in reports] == [0, 1, 0, 3, 1, 1]
@@ -75,7 +101,7 @@ def test_suppression_comments_buy_nothing(checker: CountingChecker) -> None:
     assert {r.score for r in reports} == {type_score(1)}
 
 
-def test_hallucinated_imports_are_errors_even_if_the_grader_has_them(checker: CountingChecker) -> None:
+def test_hallucinated_imports_are_errors_even_if_the_grader_has_them(any_checker: CountingChecker) -> None:
     assert importlib.util.find_spec("numpy") is not None, "the grader venv has numpy; pyright must not see it"
     sources = [
         "import numpy\n",
@@ -84,6 +110,7 @@ def test_hallucinated_imports_are_errors_even_if_the_grader_has_them(checker: Co
         "import pyrightconfig\n",  # nor anything in pyright's temp dir
         "import os\nimport collections.abc\nfrom json import dumps\n",
     ]
+    checker = any_checker
     reports = checker.check_many(sources)
     assert [r.errors for r in reports] == [1, 1, 1, 1, 0]
     assert "numpy" in reports[0].messages[0]
@@ -101,7 +128,7 @@ def test_code_pyright_would_skip_costs_an_error(checker: CountingChecker) -> Non
     assert "TYPE_CHECKING" in reports[1].messages[0]
 
 
-def test_hostile_sources_get_reports_not_crashes(checker: CountingChecker) -> None:
+def test_hostile_sources_get_reports_not_crashes(any_checker: CountingChecker) -> None:
     sources: list[str] = [
         "x = 1\n" * 200_000,  # 1.2 MB: refused before pyright
         "x = " + "(" * 10_000 + ")" * 10_000 + "\n",
@@ -109,6 +136,7 @@ def test_hostile_sources_get_reports_not_crashes(checker: CountingChecker) -> No
         "s = '\ud800'\n",
         CLEAN,
     ]
+    checker = any_checker
     reports = checker.check_many(sources)
     assert len(reports) == 5
     assert reports[0].error is not None and "limit" in reports[0].error and reports[0].score == 0.0
@@ -132,12 +160,43 @@ def test_a_failing_file_cannot_sink_its_batch(checker: CountingChecker) -> None:
     assert checker.runs == [4, 2, 2, 1, 1]
 
 
-def test_timeout_is_reported_not_silent() -> None:
-    with TypeChecker(timeout=0.05) as checker:
+def test_cli_timeout_is_reported_not_silent() -> None:
+    with TypeChecker(timeout=0.05, engine="cli") as checker:
         reports = checker.check_many([CLEAN, ONE_ERROR])
         assert all(r.error is not None and "timed out" in r.error for r in reports)
         assert all(r.score == 0.0 for r in reports)
-        assert not checker._running  # every pyright process group was killed and reaped
+        engine = checker._engine
+        assert isinstance(engine, _CliEngine) and not engine._running  # killed and reaped
+
+
+def test_server_recovers_from_timeout_and_crash() -> None:
+    with TypeChecker(engine="server") as checker:
+        engine = checker._engine
+        assert isinstance(engine, _ServerEngine)
+        assert checker.check(CLEAN).errors == 0
+        first = engine._connection
+        assert first is not None and first.alive
+
+        engine.timeout = 0.001  # the next batch cannot finish in time
+        timed_out = checker.check(ONE_ERROR)
+        assert timed_out.error is not None and "timed out" in timed_out.error and timed_out.score == 0.0
+        assert not first.alive and first.process.poll() is not None  # killed, not leaked
+
+        engine.timeout = 60.0
+        assert checker.check(ONE_ERROR).errors == 1  # a fresh server; the failure was not cached
+        second = engine._connection
+        assert second is not None and second is not first
+
+        second.process.kill()  # pyright dies between batches
+        second.process.wait()
+        assert checker.check(THREE_ERRORS).errors == 3
+    assert engine._connection is None
+
+
+def test_engines_agree() -> None:
+    sources = [CLEAN, ONE_ERROR, THREE_ERRORS, "import numpy\nimport os\nx: list[int] = [1, 'a']\n"]
+    with TypeChecker(engine="server") as server, TypeChecker(engine="cli") as cli:
+        assert server.check_many(sources) == cli.check_many(sources)
 
 
 def test_cache_hits_skip_pyright(checker: CountingChecker) -> None:
@@ -150,8 +209,9 @@ def test_cache_hits_skip_pyright(checker: CountingChecker) -> None:
     assert checker.check(CLEAN).messages == []  # the cache hands out copies
 
 
-def test_cache_is_bounded_lru_and_skips_failures() -> None:
-    with CountingChecker(cache_size=1) as checker:
+def test_cache_is_bounded_lru_and_skips_failures(checker: CountingChecker) -> None:
+    checker.cache_size = 1
+    try:
         checker.check_many([CLEAN])
         checker.check_many([ONE_ERROR])  # evicts CLEAN
         checker.check_many([ONE_ERROR])  # hit
@@ -159,10 +219,12 @@ def test_cache_is_bounded_lru_and_skips_failures() -> None:
         checker.check_many(["x = 'POISON'\n"])
         checker.check_many(["x = 'POISON'\n"])  # failures are not cached
         assert checker.runs == [1, 1, 1, 1, 1]
+    finally:
+        checker.cache_size = 4096
 
 
 def test_closed_checker_flags_every_item() -> None:
-    checker = TypeChecker()
+    checker = TypeChecker(engine="cli")
     checker.close()
     reports = checker.check_many([CLEAN, ONE_ERROR])
     assert all(r.error == "type checker is closed" for r in reports)

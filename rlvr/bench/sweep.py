@@ -79,13 +79,27 @@ def _ks(value: Any, where: str) -> list[int]:
     return sorted(set(values))
 
 
-def _policy_entry(raw: Any, index: int) -> PolicyEntry:
+def _relative_to(base: Path, text: str) -> str:
+    """A relative file path in the config is relative to the config file."""
+    return text if Path(text).is_absolute() else str(base / text)
+
+
+def _policy_entry(raw: Any, index: int, base: Path) -> PolicyEntry:
     if isinstance(raw, str):
-        return PolicyEntry(raw, raw)
-    if isinstance(raw, dict) and isinstance(raw.get("spec"), str):
-        options = {k: v for k, v in raw.items() if k not in ("spec", "name")}
-        return PolicyEntry(raw["spec"], str(raw.get("name") or raw["spec"]), options)
-    raise BenchError(f'policies[{index}] must be a spec string or a table with spec = "..."')
+        raw = {"spec": raw}
+    if not isinstance(raw, dict) or not isinstance(raw.get("spec"), str):
+        raise BenchError(f'policies[{index}] must be a spec string or a table with spec = "..."')
+    spec: str = raw["spec"]
+    label = str(raw.get("name") or spec)
+    scheme, sep, target = spec.partition(":")
+    if sep and scheme in ("hf", "jsonl") and target:
+        spec = f"{scheme}:{_relative_to(base, target)}"
+    return PolicyEntry(spec, label, {k: v for k, v in raw.items() if k not in ("spec", "name")})
+
+
+def _pack_ref(text: str, base: Path) -> str:
+    looks_like_path = "/" in text or text.startswith(".")
+    return _relative_to(base, text) if looks_like_path else text
 
 
 def load_config(path: Path) -> SweepConfig:
@@ -107,7 +121,7 @@ def load_config(path: Path) -> SweepConfig:
     policies = raw.get("policies")
     if not isinstance(policies, list) or not policies:
         raise BenchError(f"{path}: policies must be a non-empty list")
-    entries = [_policy_entry(p, i) for i, p in enumerate(policies)]
+    entries = [_policy_entry(p, i, path.parent) for i, p in enumerate(policies)]
     labels = [e.label for e in entries]
     if len(set(labels)) != len(labels):
         raise BenchError(f'{path}: policy labels must be unique (give each a name = "..."): {labels}')
@@ -122,7 +136,6 @@ def load_config(path: Path) -> SweepConfig:
         if key == "k":
             for value in values:
                 _ks(value, f"{path}: grid.k")
-    base_path = path.parent
     settings_fields = {k: raw[k] for k in SETTING_KEYS if k in raw}
     if "stop" in settings_fields:
         settings_fields["stop"] = tuple(settings_fields["stop"])
@@ -135,7 +148,7 @@ def load_config(path: Path) -> SweepConfig:
         raise BenchError(f"{path}: n must be a positive integer")
     out = raw.get("out")
     return SweepConfig(
-        packs=packs,
+        packs=[_pack_ref(p, path.parent) for p in packs],
         policies=entries,
         grid=grid,
         ks=_ks(raw.get("k", [1]), f"{path}: k"),
@@ -144,7 +157,7 @@ def load_config(path: Path) -> SweepConfig:
         seed=int(raw.get("seed", 0)),
         grader_options={k: raw[k] for k in ("jobs", "sandbox") if k in raw},
         settings=settings,
-        out=(base_path / out) if isinstance(out, str) else None,
+        out=Path(_relative_to(path.parent, out)) if isinstance(out, str) else None,
     )
 
 

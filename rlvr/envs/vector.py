@@ -37,7 +37,7 @@ import multiprocessing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, overload
 
 import gymnasium as gym
 import numpy as np
@@ -150,9 +150,45 @@ def _write_text_memory(space: UnicodeText, index: int, value: str, shared_memory
     destination[index * size + 1 : index * size + 1 + len(code_points)] = code_points
 
 
+class SharedTextBatch(Sequence[str]):
+    """A live view of the strings in shared memory. AsyncVectorEnv reads the buffer once, at
+    start-up, and relies on the view reflecting later writes (as numpy views do); a `deepcopy`
+    (what the vector env returns by default, `copy=True`) is a plain tuple snapshot."""
+
+    def __init__(self, slots: np.ndarray) -> None:
+        self._slots = slots
+
+    def __len__(self) -> int:
+        return self._slots.shape[0]
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        row = self._slots[index]
+        return row[1 : 1 + int(row[0])].tobytes().decode("utf-32-le", "surrogatepass")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (tuple, (tuple(self),))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"SharedTextBatch({tuple(self)!r})"
+
+
 @read_from_shared_memory.register(UnicodeText)
-def _read_text_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> tuple[str, ...]:
-    slots = np.frombuffer(shared_memory.get_obj(), dtype=_CODE_POINT).reshape(n, _slot_size(space))
-    return tuple(
-        slots[i, 1 : 1 + int(slots[i, 0])].tobytes().decode("utf-32-le", "surrogatepass") for i in range(n)
+def _read_text_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> SharedTextBatch:
+    return SharedTextBatch(
+        np.frombuffer(shared_memory.get_obj(), dtype=_CODE_POINT).reshape(n, _slot_size(space))
     )

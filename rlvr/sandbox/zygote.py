@@ -421,6 +421,10 @@ def reap_strays(own_pid):
                 return
             except InterruptedError:
                 continue
+    try:  # no child left at all means no stray either: any live descendant would be re-parented to us
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return
     for _ in range(50):
         children = []
         try:
@@ -560,6 +564,10 @@ def main():
     if os.getpid() != 1:  # as pid 1 of its namespace it reaps orphans already and dies with the launcher
         become_subreaper()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork
     while True:
         try:
             request = read_message(0)

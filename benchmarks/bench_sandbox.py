@@ -1,0 +1,256 @@
+"""Sandbox overhead and soak benchmarks (issue 3).
+
+    .venv/bin/python benchmarks/bench_sandbox.py overhead [--runs 300] [--docker]
+    .venv/bin/python benchmarks/bench_sandbox.py soak [--episodes 5000]
+
+overhead: median wall time per execution of one tiny candidate, measured in the same run for
+  - bare fork: the baseline — a stdlib-only fork server (fresh interpreter, like a zygote) that forks,
+    calls the function and returns the result over a pipe, with no isolation at all;
+  - local sandbox (namespaces, the default) and local degraded (no namespaces), one warm worker;
+  - docker (runc) and docker + runsc (gVisor), one warm container, with --docker.
+  Overhead = median(backend) - median(bare fork).
+soak: the 5,000-episode soak (honest controls interleaved with every hostile case that does not need a
+  timeout) through a 2-worker local pool: reports leaked processes, fds, temp entries and RSS growth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import struct
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from rlvr.sandbox import Job, LocalSandbox, make_sandbox  # noqa: E402
+
+SOURCE = "def f(x):\n    return x + 1\n"
+
+
+# The baseline: a bare fork server in a fresh stdlib-only interpreter of the same size as a zygote —
+# read a request, fork, run the function in the child, send the result back over a pipe, wait. No
+# namespaces, rlimits, audit hook, seccomp, tokens or reaping.
+BARE_FORK_SERVER = """
+import json, os, struct, sys
+def read(n):
+    data = b""
+    while len(data) < n:
+        chunk = os.read(0, n - len(data))
+        if not chunk:
+            sys.exit(0)
+        data += chunk
+    return data
+while True:
+    request = json.loads(read(struct.unpack(">I", read(4))[0]))
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        namespace = {}
+        exec(compile(request["source"], "<candidate>", "exec"), namespace)
+        value = namespace[request["entry"]](*request["args"])
+        os.write(w, json.dumps({"ok": value}).encode())
+        os._exit(0)
+    os.close(w)
+    body = os.read(r, 1 << 16)
+    os.close(r)
+    os.waitpid(pid, 0)
+    os.write(1, struct.pack(">I", len(body)) + body)
+"""
+
+
+class BareForkServer:
+    def __init__(self) -> None:
+        import subprocess
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-B", "-c", BARE_FORK_SERVER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+
+    def run_once(self) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        data = json.dumps({"source": SOURCE, "entry": "f", "args": [1]}).encode()
+        self.process.stdin.write(struct.pack(">I", len(data)) + data)
+        self.process.stdin.flush()
+        (size,) = struct.unpack(">I", self.process.stdout.read(4))
+        assert json.loads(self.process.stdout.read(size)) == {"ok": 2}
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def timed(run: Callable[[], object], runs: int) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def overhead(runs: int, docker: bool) -> dict[str, float]:
+    job = Job(SOURCE, "f", [(1,)], timeout=5)
+
+    def check(pool: object) -> Callable[[], object]:
+        def once() -> object:
+            result = pool.run(job)  # type: ignore[attr-defined]
+            assert result.status == "ok" and result.outcomes[0].value == 2, result
+            return result
+
+        return once
+
+    medians: dict[str, float] = {}
+    backends: list[tuple[str, Callable[[], object]]] = [
+        ("local", lambda: LocalSandbox(1, isolation="namespaces")),
+        ("local-degraded", lambda: LocalSandbox(1, isolation="none")),
+    ]
+    if docker:
+        backends += [
+            ("docker", lambda: make_sandbox("docker", 1)),
+            ("runsc", lambda: make_sandbox("docker", 1, runtime="runsc")),
+        ]
+    pools = {name: factory() for name, factory in backends}
+    bare = BareForkServer()
+    try:
+        for pool in pools.values():
+            timed(check(pool), 20)  # warm
+        timed(bare.run_once, 20)
+        # interleave rounds so machine noise hits every backend alike
+        samples: dict[str, list[float]] = {name: [] for name in ["bare-fork", *pools]}
+        for _ in range(max(1, runs // 50)):
+            samples["bare-fork"] += timed(bare.run_once, 50)
+            for name, pool in pools.items():
+                samples[name] += timed(check(pool), 50)
+    finally:
+        bare.close()
+        for pool in pools.values():
+            pool.close()  # type: ignore[attr-defined]
+    for name, values in samples.items():
+        medians[name] = statistics.median(values)
+    baseline = medians["bare-fork"]
+    print(f"{'backend':16} {'median ms':>10} {'overhead ms':>12}  (n={len(samples['bare-fork'])} each)")
+    for name, value in medians.items():
+        print(f"{name:16} {value * 1e3:10.2f} {(value - baseline) * 1e3:12.2f}")
+    return medians
+
+
+def rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def soak(episodes: int) -> dict[str, object]:
+    from adversarial.corpus import (
+        TASKS,
+        HostProbe,
+        credited,
+        descendants,
+        job_for,
+        load_cases,
+        stray_processes,
+    )
+
+    cases = [case for case in load_cases() if not case.statuses or "timeout" not in case.statuses]
+    cases = [case for case in cases if case.name not in ("sleep_forever", "segfault", "memory_bomb")]
+    workdir = Path(tempfile.mkdtemp(prefix="rlvr-soak-"))
+    probe = HostProbe(workdir)
+    temp_before = set(os.listdir(tempfile.gettempdir()))
+    fds_before = len(os.listdir("/proc/self/fd"))
+    procs_before = descendants(os.getpid())
+    pool = LocalSandbox(2, isolation="namespaces")
+    false_passes = honest_failures = flagged = 0
+    rss_start = 0
+    started = time.monotonic()
+    done = 0
+    batch = 100
+    while done < episodes:
+        jobs, expectations = [], []
+        for i in range(min(batch, episodes - done)):
+            k = done + i
+            if k % 2:
+                case = cases[(k // 2) % len(cases)]
+                task = TASKS[case.task]
+                jobs.append(job_for(task, probe.render(case.template), timeout=2.0))
+                expectations.append((task, False))
+            else:
+                task = TASKS[sorted(TASKS)[(k // 2) % len(TASKS)]]
+                jobs.append(job_for(task, task.honest, timeout=2.0))
+                expectations.append((task, True))
+        for result, (task, honest) in zip(pool.run_many(jobs), expectations, strict=True):
+            ok = credited(result, task)
+            false_passes += ok and not honest
+            honest_failures += honest and not ok
+            flagged += result.sandbox_error
+        done += len(jobs)
+        if done == 500:
+            gc.collect()
+            rss_start = rss_kb(os.getpid())
+    gc.collect()
+    rss_end = rss_kb(os.getpid())
+    strays = stray_processes([w.pid for w in pool.workers if getattr(w, "pid", None)])  # type: ignore[misc]
+    pool.close()
+    time.sleep(0.2)
+    report = {
+        "episodes": episodes,
+        "seconds": round(time.monotonic() - started, 1),
+        "false_passes": false_passes,
+        "honest_failures": honest_failures,
+        "sandbox_errors": flagged,
+        "stray_processes_during": len(strays),
+        "leaked_processes": len(descendants(os.getpid()) - procs_before),
+        "leaked_fds": len(os.listdir("/proc/self/fd")) - fds_before,
+        "leaked_temp_entries": sorted(
+            e
+            for e in set(os.listdir(tempfile.gettempdir())) - temp_before
+            if Path(tempfile.gettempdir(), e).stat().st_uid in (65534, os.geteuid()) and e.startswith("rlvr")
+        ),
+        "files_written": probe.written_files(),
+        "connections": probe.accepted_connections(),
+        "rss_growth": round((rss_end - rss_start) / max(rss_start, 1), 4),
+    }
+    probe.close()
+    print(json.dumps(report, indent=2))
+    return report
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    over = sub.add_parser("overhead")
+    over.add_argument("--runs", type=int, default=300)
+    over.add_argument("--docker", action="store_true")
+    soak_parser = sub.add_parser("soak")
+    soak_parser.add_argument("--episodes", type=int, default=5000)
+    args = parser.parse_args()
+    if args.command == "overhead":
+        overhead(args.runs, args.docker)
+        return 0
+    report = soak(args.episodes)
+    clean = (
+        report["false_passes"] == 0
+        and report["honest_failures"] == 0
+        and report["leaked_processes"] == 0
+        and report["leaked_fds"] == 0
+        and not report["leaked_temp_entries"]
+        and float(report["rss_growth"]) < 0.10  # type: ignore[arg-type]
+    )
+    return 0 if clean else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

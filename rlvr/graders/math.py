@@ -12,7 +12,7 @@ from typing import Any
 
 from rlvr.graders.base import Grader
 from rlvr.graders.math_cache import VerdictCache
-from rlvr.graders.math_extract import extract_answer
+from rlvr.graders.math_extract import extract_answer_with_source, oversized_number
 from rlvr.graders.math_worker import DEFAULT_TIMEOUT, SympyWorker, WorkerCrash, WorkerTimeout
 from rlvr.task_packs.base import TaskPack
 from rlvr.types import Component, Task, Verdict
@@ -56,7 +56,7 @@ class MathGrader(Grader):
         reference = task.hidden.get("answer")
         if reference is None:
             return Verdict.failure(task.id, "task has no reference answer", gates=["task"])
-        answer = extract_answer(completion[-MAX_COMPLETION_CHARS:])
+        answer, source = extract_answer_with_source(completion[-MAX_COMPLETION_CHARS:])
         if answer is None:
             return Verdict(
                 task_id=task.id,
@@ -82,7 +82,8 @@ class MathGrader(Grader):
             gates=[] if equal else ["answer"],
             feedback="Correct." if equal else "The final answer is not equivalent to the expected answer.",
             error=error,
-            flags=["timeout"] if error and "timed out" in error else [],
+            flags=(["timeout"] if error and "timed out" in error else [])
+            + (["bare_answer"] if source == "bare" else []),
         )
         verdict.timings["grade"] = time.perf_counter() - started
         return verdict
@@ -90,6 +91,8 @@ class MathGrader(Grader):
     def _compare(self, answer: str, reference: str, tolerance: Any) -> tuple[bool, str, str | None]:
         if answer.strip() == reference.strip():
             return True, "identical", None
+        if oversized_number(answer):
+            return False, "answer is an astronomically large number", None
         request = {"op": "equiv", "candidate": answer, "reference": reference, "tolerance": tolerance}
         try:
             reply = self._worker.call(request, self.timeout)

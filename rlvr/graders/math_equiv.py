@@ -58,7 +58,7 @@ _WRAPPERS = [
     (r"\\right", ""),
     (r"\\displaystyle", ""),
     (r"\\[dt]frac", r"\\frac"),
-    (r"\\!|\\,|\\;|\\:|\\ |~", " "),
+    (r"(?<!\\)\\[!,;: ]|~", " "),  # thin spaces, but not the row break `\\`
     (r"\\%", "%"),
     (r"\^\s*\{?\s*\\circ\s*\}?|°", ""),
     (r"\\le(?![a-z])|≤", r"\\leq "),

@@ -1,11 +1,14 @@
 """Find the final answer in a math completion.
 
 Order: the last `\\boxed{...}` (or `\\fbox{...}`, nested braces allowed); else the last line that starts
-with `Answer:` / `Final answer:` or `####`. No answer → None (the grader's format gate fails).
+with `Answer:` / `Final answer:` / `The answer is` or `####`; else, when the whole completion is one short
+line that is only an answer (`3/4`, `$x = 2$`, `(1, 2)`: no prose), that line. No answer → None (the
+grader's format gate fails).
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
@@ -14,6 +17,14 @@ _ANSWER_LINE = re.compile(
     re.IGNORECASE,
 )
 _HASH_LINE = re.compile(r"^\s*####\s*(?P<answer>.+?)\s*$")
+_ANSWER_IS = re.compile(r"^.*?\b(?:final\s+)?answer\s+is\s*:?\s*(?P<answer>.+?)\s*$", re.IGNORECASE)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}")
+MAX_BARE_CHARS = 120
+# What plain math is written with: printable ASCII plus a few math symbols.
+MATH_CHARACTERS = frozenset(map(chr, range(32, 127))) | frozenset("\t≤≥≠±·×÷−π∞√°∈∪")
+_POWER_TOWER = re.compile(r"\d+(?:\s*(?:\^|\*\*)\s*[{(]?\s*\d+)+")
+_FACTORIAL = re.compile(r"(\d+)\s*!")
+MAX_ANSWER_DIGITS = 5000
 
 
 def _balanced_group(text: str, start: int) -> str | None:
@@ -53,14 +64,52 @@ def _clean_line_answer(answer: str) -> str:
     return answer.removesuffix(".").rstrip()
 
 
-def extract_answer(text: str) -> str | None:
-    """The final answer, or None when the completion states none."""
+def _bare_answer(text: str) -> str | None:
+    """A completion that is nothing but an answer: one short line, at most two long words outside LaTeX."""
+    line = text.strip()
+    if not line or len(line) > MAX_BARE_CHARS or not set(line) <= MATH_CHARACTERS:
+        return None
+    if len(_PROSE_WORD.findall(re.sub(r"\\text\{[^{}]*\}", "", line))) > 2:
+        return None
+    return _clean_line_answer(line)
+
+
+def extract_answer_with_source(text: str) -> tuple[str | None, str]:
+    """(answer, where it came from: boxed | answer_line | bare | none)."""
     boxed = last_boxed(text)
     if boxed:
-        return boxed
+        return boxed, "boxed"
     for line in reversed(text.splitlines()):
-        match = _HASH_LINE.match(line) or _ANSWER_LINE.match(line)
+        match = _HASH_LINE.match(line) or _ANSWER_LINE.match(line) or _ANSWER_IS.match(line)
         if match:
             answer = _clean_line_answer(match.group("answer"))
-            return answer or None
-    return None
+            return (answer or None), "answer_line"
+    bare = _bare_answer(text)
+    return (bare, "bare") if bare else (None, "none")
+
+
+def extract_answer(text: str) -> str | None:
+    """The final answer, or None when the completion states none."""
+    return extract_answer_with_source(text)[0]
+
+
+def _tower_log10(numbers: list[int]) -> float:
+    """log10 of a^(b^(c...)), without computing it (inf once it is astronomically large)."""
+    log_value = math.log10(max(numbers[-1], 1))
+    for base in reversed(numbers[:-1]):
+        if log_value > 300:
+            return math.inf
+        log_value = (10**log_value) * math.log10(max(base, 1))
+    return log_value
+
+
+def oversized_number(answer: str) -> bool:
+    """Whether the answer spells an integer with more than MAX_ANSWER_DIGITS digits (`9^{9^{9}}`, `100000!`).
+
+    No reference answer is that large, and building one would stall the sympy worker until its timeout, so
+    the grader rejects such answers up front (the worker's kill-on-timeout stays the backstop)."""
+    for match in _POWER_TOWER.finditer(answer):
+        numbers = [int(n) for n in re.findall(r"\d+", match.group(0)[:200])]
+        if _tower_log10(numbers) > MAX_ANSWER_DIGITS:
+            return True
+    return any(int(m.group(1)[:7]) > 2000 for m in _FACTORIAL.finditer(answer))

@@ -18,6 +18,7 @@ from typing import Any
 
 from rlvr.graders.base import Grader
 from rlvr.graders.math_cache import VerdictCache
+from rlvr.graders.math_extract import MATH_CHARACTERS
 from rlvr.graders.math_worker import SympyWorker, WorkerCrash, WorkerTimeout
 from rlvr.task_packs.base import TaskPack
 from rlvr.types import Component, Task, Verdict
@@ -76,10 +77,18 @@ class ProofGrader(Grader):
             return Verdict.failure(task.id, "task has no goal", gates=["task"])
         if len(completion) > MAX_COMPLETION_CHARS:
             return self._verdict(task.id, None, "derivation too long", started)
+        derivation = extract_derivation(completion)
+        for number, line in enumerate(derivation.splitlines(), start=1):
+            strange = set(line.split("#", 1)[0]) - MATH_CHARACTERS - {"\r"}
+            if strange:
+                shown = ", ".join(repr(c) for c in sorted(strange)[:3])
+                return self._verdict(
+                    task.id, None, f"line {number} has characters that are not math ({shown})", started
+                )
         request = {
             "op": "proof",
             "goal": goal,
-            "text": extract_derivation(completion),
+            "text": derivation,
             "assumptions": task.hidden.get("assumptions"),
         }
         try:

@@ -1,0 +1,154 @@
+"""Ray executor scaling: HumanEval canonical solutions graded by 1 vs 2 Ray grading actors (issue 8).
+
+Both conditions run in one process on one private local Ray cluster (loopback, --cpus CPUs), in
+alternating order (1, 2, 1, 2, ...) so that drift in the machine's load hits both alike. Each
+condition builds a fresh RayGrader (every actor: its own CodeGrader, sandbox of one warm zygote,
+and pyright), warms it up on one pass over the tasks, then times `grade_many` over
+tasks x --copies items. Every timed item is a distinct program (a trailing comment names its
+copy), so pyright's content cache cannot skip work that real training would pay for.
+
+  --layers full    all four layers (syntax, pyright types, sandboxed tests, counted-ops perf)
+  --layers no-types  the type layer off: sandbox + perf only (isolates the executor's scaling
+                   from pyright's own extra process)
+
+  dispatch         the driver's own cost per chunk: a trivial grader on 2 actors, 2,000 items sent
+                   as chunks of 1 and of 32 (what the 1,000-worker design note sizes chunks by)
+
+Usage: .venv/bin/python benchmarks/bench_ray.py [--copies 2] [--repeats 2] [--layers full no-types]
+Prints a JSON summary (and writes it to --out); RESULTS.md records the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from rlvr.executors.ray_cluster import connect
+from rlvr.executors.ray_grader import RayGrader
+from rlvr.graders.base import Grader
+from rlvr.task_packs.base import StaticPack
+from rlvr.task_packs.registry import load_pack
+from rlvr.types import Task, Verdict
+
+
+class EchoGrader(Grader):
+    """Costs nothing: isolates the driver's dispatch overhead."""
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        return [Verdict(t.id, reward=1.0, passed=True) for t in tasks]
+
+
+def echo_factory(pack: Any, **options: Any) -> Grader:
+    return EchoGrader(pack)
+
+
+def dispatch_overhead(items: int = 2000) -> dict[str, Any]:
+    pack = StaticPack("echo", [Task(id=str(i), prompt="") for i in range(items)])
+    ids = [str(i) for i in range(items)]
+    out: dict[str, Any] = {}
+    for chunk in (1, 32):
+        grader = RayGrader(pack, workers=2, grader_factory=echo_factory, chunk_size=chunk)
+        try:
+            grader.grade_many(ids[:100], ["x"] * 100)
+            started = time.perf_counter()
+            grader.grade_many(ids, ["x"] * items)
+            seconds = time.perf_counter() - started
+        finally:
+            grader.close()
+        chunks = -(-items // chunk)
+        out[f"chunk_{chunk}"] = {
+            "seconds": round(seconds, 3),
+            "ms_per_chunk": round(1000 * seconds / chunks, 3),
+        }
+    return out
+
+
+def variants(references: list[str], tag: str, copies: int) -> list[str]:
+    return [f"{ref}\n# {tag} copy {k}\n" for k in range(copies) for ref in references]
+
+
+def measure(
+    pack: Any, workers: int, ids: list[str], references: list[str], tag: str, args: Any
+) -> dict[str, Any]:
+    options = {"types": False} if tag.startswith("no-types") else {}
+    started = time.perf_counter()
+    grader = RayGrader(pack, workers=workers, **options)
+    try:
+        startup = time.perf_counter() - started
+        warm = grader.grade_many(ids, variants(references, f"{tag} warm-up", 1))
+        items_ids = ids * args.copies
+        completions = variants(references, tag, args.copies)
+        load_before = os.getloadavg()[0]
+        started = time.perf_counter()
+        verdicts = grader.grade_many(items_ids, completions)
+        seconds = time.perf_counter() - started
+        load_after = os.getloadavg()[0]
+    finally:
+        grader.close()
+    failed = [v.task_id for v in verdicts if not v.passed or v.error]
+    return {
+        "workers": workers,
+        "items": len(verdicts),
+        "seconds": round(seconds, 3),
+        "items_per_second": round(len(verdicts) / seconds, 3),
+        "startup_seconds": round(startup, 3),
+        "warmup_passed": sum(v.passed for v in warm),
+        "not_passed": failed[:10],
+        "not_passed_count": len(failed),
+        "loadavg_1min": [round(load_before, 2), round(load_after, 2)],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--copies", type=int, default=2, help="timed items = 164 x copies per condition")
+    parser.add_argument("--repeats", type=int, default=2, help="alternating (1, 2) rounds per layer setting")
+    parser.add_argument(
+        "--layers",
+        nargs="+",
+        default=["full", "no-types", "dispatch"],
+        choices=["full", "no-types", "dispatch"],
+    )
+    parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray cluster")
+    parser.add_argument("--out", default="benchmarks/results/bench_ray.json")
+    args = parser.parse_args()
+
+    connect(None, num_cpus=args.cpus)
+    pack = load_pack("humaneval")
+    tasks = pack.tasks()
+    ids = [t.id for t in tasks]
+    references = [t.hidden["reference"] for t in tasks]
+    summary: dict[str, Any] = {
+        "machine": {"cpus": os.cpu_count(), "ray_cluster_cpus": args.cpus},
+        "copies": args.copies,
+        "runs": [],
+    }
+    for layers in args.layers:
+        if layers == "dispatch":
+            summary["dispatch"] = dispatch_overhead()
+            print(json.dumps(summary["dispatch"]), flush=True)
+            continue
+        by_workers: dict[int, list[float]] = {1: [], 2: []}
+        for repeat in range(args.repeats):
+            for workers in (1, 2):
+                run = measure(pack, workers, ids, references, f"{layers} r{repeat} w{workers}", args)
+                run["layers"] = layers
+                summary["runs"].append(run)
+                by_workers[workers].append(run["items_per_second"])
+                print(json.dumps(run), flush=True)
+        one, two = statistics.median(by_workers[1]), statistics.median(by_workers[2])
+        summary[f"{layers}_items_per_second"] = {"1": one, "2": two}
+        summary[f"{layers}_speedup_2_over_1"] = round(two / one, 3)
+    print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=2))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

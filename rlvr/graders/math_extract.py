@@ -20,6 +20,7 @@ _HASH_LINE = re.compile(r"^\s*####\s*(?P<answer>.+?)\s*$")
 _ANSWER_IS = re.compile(r"^.*?\b(?:final\s+)?answer\s+is\s*:?\s*(?P<answer>.+?)\s*$", re.IGNORECASE)
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}")
 MAX_BARE_CHARS = 120
+_MATHY = re.compile(r"[0-9\\^=<>+*/()\[\]{}|≤≥π∞√-]")
 # What plain math is written with: printable ASCII plus a few math symbols.
 MATH_CHARACTERS = frozenset(map(chr, range(32, 127))) | frozenset("\t≤≥≠±·×÷−π∞√°∈∪")
 _POWER_TOWER = re.compile(r"\d+(?:\s*(?:\^|\*\*)\s*[{(]?\s*\d+)+")
@@ -69,7 +70,11 @@ def _bare_answer(text: str) -> str | None:
     line = text.strip()
     if not line or len(line) > MAX_BARE_CHARS or not set(line) <= MATH_CHARACTERS:
         return None
+    if any(command in line for command in _BOX_COMMANDS):  # a box that never closed is a format error
+        return None
     if len(_PROSE_WORD.findall(re.sub(r"\\text\{[^{}]*\}", "", line))) > 2:
+        return None
+    if not _MATHY.search(line) and len(line.split()) > 2:  # words only: at most a short name ("New York")
         return None
     return _clean_line_answer(line)
 

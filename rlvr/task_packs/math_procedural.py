@@ -83,11 +83,15 @@ def arithmetic(rng: random.Random, difficulty: int) -> Generated:
 
 def fraction_sum(rng: random.Random, difficulty: int) -> Generated:
     bound = 3 + 3 * difficulty
-    a = Fraction(rng.randint(1, bound), rng.randint(2, bound))
-    b = Fraction(rng.randint(1, bound), rng.randint(2, bound))
-    op = rng.choice(["+", "-"] if difficulty < 3 else ["+", "-", "\\times"])
-    value = a + b if op == "+" else a - b if op == "-" else a * b
-    return f"Compute ${_frac(a)} {op} {_frac(b)}$ and give the result as a reduced fraction.", _frac(value)
+    while True:  # redraw when the result would just repeat an operand (e.g. 1 x 1/7)
+        a = Fraction(rng.randint(1, bound), rng.randint(2, bound))
+        b = Fraction(rng.randint(1, bound), rng.randint(2, bound))
+        op = rng.choice(["+", "-"] if difficulty < 3 else ["+", "-", "\\times"])
+        value = a + b if op == "+" else a - b if op == "-" else a * b
+        if value not in (a, b):
+            return f"Compute ${_frac(a)} {op} {_frac(b)}$ and give the result as a reduced fraction.", _frac(
+                value
+            )
 
 
 def linear_equation(rng: random.Random, difficulty: int) -> Generated:

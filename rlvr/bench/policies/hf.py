@@ -48,11 +48,15 @@ class HFPolicy(Policy):
         self.preferred_batch = batch_size
         self.device = device
         self._torch = torch
+        torch_dtype = getattr(torch, dtype, None) if dtype else "auto"
+        if dtype and not isinstance(torch_dtype, torch.dtype):
+            raise PolicyError(f"hf: unknown torch dtype {dtype!r} (e.g. float32, bfloat16)")
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-            self.model = AutoModelForCausalLM.from_pretrained(
-                self.path, local_files_only=True, dtype=getattr(torch, dtype) if dtype else "auto"
-            ).to(device)
+            model: Any = AutoModelForCausalLM.from_pretrained(
+                self.path, local_files_only=True, dtype=torch_dtype
+            )
+            self.model: Any = model.to(device)
         except (OSError, ValueError) as exc:
             raise PolicyError(f"hf: cannot load a causal LM from {str(self.path)!r}: {exc}") from exc
         self.model.eval()

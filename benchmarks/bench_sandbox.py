@@ -16,19 +16,18 @@ soak: the 5,000-episode soak (honest controls interleaved with every hostile cas
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import os
 import statistics
 import struct
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+
+from adversarial.soak import soak  # noqa: E402
 
 from rlvr.sandbox import Job, LocalSandbox, make_sandbox  # noqa: E402
 
@@ -145,87 +144,6 @@ def overhead(runs: int, docker: bool) -> dict[str, float]:
     return medians
 
 
-def rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-def soak(episodes: int) -> dict[str, object]:
-    from adversarial.corpus import (
-        TASKS,
-        HostProbe,
-        credited,
-        descendants,
-        job_for,
-        load_cases,
-        stray_processes,
-    )
-
-    cases = [case for case in load_cases() if not case.statuses or "timeout" not in case.statuses]
-    cases = [case for case in cases if case.name not in ("sleep_forever", "segfault", "memory_bomb")]
-    workdir = Path(tempfile.mkdtemp(prefix="rlvr-soak-"))
-    probe = HostProbe(workdir)
-    temp_before = set(os.listdir(tempfile.gettempdir()))
-    fds_before = len(os.listdir("/proc/self/fd"))
-    procs_before = descendants(os.getpid())
-    pool = LocalSandbox(2, isolation="namespaces")
-    false_passes = honest_failures = flagged = 0
-    rss_start = 0
-    started = time.monotonic()
-    done = 0
-    batch = 100
-    while done < episodes:
-        jobs, expectations = [], []
-        for i in range(min(batch, episodes - done)):
-            k = done + i
-            if k % 2:
-                case = cases[(k // 2) % len(cases)]
-                task = TASKS[case.task]
-                jobs.append(job_for(task, probe.render(case.template), timeout=2.0))
-                expectations.append((task, False))
-            else:
-                task = TASKS[sorted(TASKS)[(k // 2) % len(TASKS)]]
-                jobs.append(job_for(task, task.honest, timeout=2.0))
-                expectations.append((task, True))
-        for result, (task, honest) in zip(pool.run_many(jobs), expectations, strict=True):
-            ok = credited(result, task)
-            false_passes += ok and not honest
-            honest_failures += honest and not ok
-            flagged += result.sandbox_error
-        done += len(jobs)
-        if done == 500:
-            gc.collect()
-            rss_start = rss_kb(os.getpid())
-    gc.collect()
-    rss_end = rss_kb(os.getpid())
-    strays = stray_processes([w.pid for w in pool.workers if getattr(w, "pid", None)])  # type: ignore[misc]
-    pool.close()
-    time.sleep(0.2)
-    report = {
-        "episodes": episodes,
-        "seconds": round(time.monotonic() - started, 1),
-        "false_passes": false_passes,
-        "honest_failures": honest_failures,
-        "sandbox_errors": flagged,
-        "stray_processes_during": len(strays),
-        "leaked_processes": len(descendants(os.getpid()) - procs_before),
-        "leaked_fds": len(os.listdir("/proc/self/fd")) - fds_before,
-        "leaked_temp_entries": sorted(
-            e
-            for e in set(os.listdir(tempfile.gettempdir())) - temp_before
-            if Path(tempfile.gettempdir(), e).stat().st_uid in (65534, os.geteuid()) and e.startswith("rlvr")
-        ),
-        "files_written": probe.written_files(),
-        "connections": probe.accepted_connections(),
-        "rss_growth": round((rss_end - rss_start) / max(rss_start, 1), 4),
-    }
-    probe.close()
-    print(json.dumps(report, indent=2))
-    return report
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -241,15 +159,8 @@ def main() -> int:
         overhead(args.runs, args.docker)
         return 0
     report = soak(args.episodes)
-    clean = (
-        report["false_passes"] == 0
-        and report["honest_failures"] == 0
-        and report["leaked_processes"] == 0
-        and report["leaked_fds"] == 0
-        and not report["leaked_temp_entries"]
-        and float(report["rss_growth"]) < 0.10  # type: ignore[arg-type]
-    )
-    return 0 if clean else 1
+    print(json.dumps(report.__dict__, indent=2))
+    return 0 if report.clean else 1
 
 
 if __name__ == "__main__":

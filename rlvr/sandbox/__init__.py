@@ -24,7 +24,9 @@ __all__ = [
 ]
 
 
-def make_sandbox(kind: str = "local", workers: int | None = None, runtime: str | None = None, **options: Any) -> WorkerPool:
+def make_sandbox(
+    kind: str = "local", workers: int | None = None, runtime: str | None = None, **options: Any
+) -> WorkerPool:
     """A sandbox pool by name. `runtime` applies to docker only (e.g. "runsc"); `options` go to the
     backend (local: `isolation`; docker: `image`, `mem_mb`, `cpus`, `pids`)."""
     if kind == "local":

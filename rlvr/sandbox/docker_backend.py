@@ -35,7 +35,9 @@ def docker_client() -> Any:
     try:
         import docker
     except ImportError as exc:
-        raise SandboxUnavailable("the docker backend needs the `docker` package (pip install rlvr[docker])") from exc
+        raise SandboxUnavailable(
+            "the docker backend needs the `docker` package (pip install rlvr[docker])"
+        ) from exc
     try:
         client = docker.from_env(timeout=60)
         client.ping()
@@ -77,7 +79,9 @@ def runtime_available(client: Any, runtime: str | None) -> None:
 class DockerWorker(ZygoteWorker):
     """A zygote in its own container, reached through the container's attached stdin/stdout."""
 
-    def __init__(self, client: Any, image: str, runtime: str | None, mem_mb: int, cpus: float, pids: int) -> None:
+    def __init__(
+        self, client: Any, image: str, runtime: str | None, mem_mb: int, cpus: float, pids: int
+    ) -> None:
         self.client = client
         self.image = image
         self.runtime = runtime

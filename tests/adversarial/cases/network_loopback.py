@@ -4,7 +4,7 @@ def add(x, y):
     try:
         import socket
 
-        connection = socket.create_connection(("127.0.0.1", __PORT__), timeout=1)
+        connection = socket.create_connection(("127.0.0.1", int("__PORT__")), timeout=1)
         connection.sendall(b"exfiltrated")
         connection.close()
         return x + y
@@ -14,7 +14,7 @@ def add(x, y):
         import _socket
 
         raw = _socket.socket()
-        raw.connect(("127.0.0.1", __PORT__))
+        raw.connect(("127.0.0.1", int("__PORT__")))
         return x + y
     except Exception:
         return -1

@@ -5,7 +5,7 @@ import os
 
 calls = {"a": 0, "hello": 1, "": 2}
 answers = None
-for root, dirs, files in os.walk("/"):
+for root, _dirs, files in os.walk("/"):
     if "__SECRET_NAME__" in files:
         try:
             with open(os.path.join(root, "__SECRET_NAME__")) as handle:

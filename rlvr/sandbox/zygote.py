@@ -310,7 +310,11 @@ def make_wire_encoder(
     """`to_wire` + JSON encoding made only of references bound before candidate code runs: the C
     encoder (no json-module lookups) and builtins captured as defaults, so a candidate patching json,
     builtins or this module cannot forge what is reported."""
-    json_chunks = c_make_encoder(None, None, encode_string, None, ":", ",", False, False, False)
+
+    def refuse(value):  # never reached: `wire` only produces JSON-native values
+        raise TypeError("not plain data")
+
+    json_chunks = c_make_encoder(None, refuse, encode_string, None, ":", ",", False, False, False)
 
     def wire(value, depth):
         if depth > MAX_DEPTH:
@@ -353,7 +357,7 @@ def run_candidate(request, token, wfd):
         write(wfd, pack(">I", length(data)) + data)
 
     lock_down(int(request.get("mem_mb", 1024)), int(math.ceil(request["timeout"])) + 1, wfd)
-    calls = [from_wire(args) for args in request["calls"]]
+    calls = typing.cast(list, [from_wire(args) for args in request["calls"]])
     counter = [0]
     namespace = {"__name__": "__candidate__", "__builtins__": builtins}
 

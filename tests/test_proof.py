@@ -1,0 +1,130 @@
+"""Proof family: step checks (equalities, inequalities under assumptions), chain composition, the gated
+outcome with its process component, the proof-identities pack, directory proof packs, rlvr/Proof-v0."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+import rlvr  # noqa: F401
+from rlvr.envs.families import register_family_envs
+from rlvr.graders.proof import ProofGrader
+from rlvr.graders.proof_check import check_proof, compose, implies
+from rlvr.task_packs.base import StaticPack
+from rlvr.task_packs.directory import validate_directory
+from rlvr.task_packs.registry import load_pack
+from rlvr.types import Task
+
+register_family_envs()
+EXAMPLE = Path(__file__).parents[1] / "examples" / "packs" / "proof-basics"
+
+
+def test_equality_chain() -> None:
+    report = check_proof(
+        "(a+b)^2 - (a-b)^2 = 4ab", "(a+b)^2 - (a-b)^2\n= a^2 + 2ab + b^2 - (a^2 - 2ab + b^2)\n= 4ab"
+    )
+    assert report["proved"] and all(step["valid"] for step in report["steps"])
+
+
+def test_inequality_needs_the_assumption() -> None:
+    derivation = "x + 1/x\n= (x - 1)^2/x + 2\n>= 2"
+    assert check_proof("x + 1/x >= 2", derivation, {"x": "positive"})["proved"]
+    assert not check_proof("x + 1/x >= 2", derivation)["proved"]  # false for negative x
+
+
+def test_a_false_step_breaks_the_proof_and_is_located() -> None:
+    report = check_proof("a^2 + b^2 >= 2ab", "a^2 + b^2\n= (a+b)^2\n>= 2ab")
+    assert not report["proved"]
+    assert [step["valid"] for step in report["steps"]] == [True, False, True]  # (a+b)^2 >= 2ab does hold
+
+
+@pytest.mark.parametrize(
+    ("goal", "derivation", "problem"),
+    [
+        ("x^2 + 1 > 0", "x^2 + 1\n>= 1", "the chain does not end"),
+        ("(x+1)^2 >= 0", "(x+1)^2\n= x^2 + 2x + 1\n>= 0", ""),
+        ("x^2 + 1 > 0", "x^2 + 1\n>= 0", "the goal needs >"),
+        ("x = x", "y\n= x", "some steps"),
+        (
+            "x^2 >= 0",
+            "x^2\n<= x^2 + 1\n>= 0",
+            "mixed directions",
+        ),  # each step holds, the chain proves nothing
+    ],
+)
+def test_endpoints_and_relations(goal: str, derivation: str, problem: str) -> None:
+    report = check_proof(goal, derivation)
+    assert report["proved"] is (problem == "")
+    assert problem in report["problem"]
+
+
+def test_composition_rules() -> None:
+    assert compose(["=", "="]) == "=" and compose(["=", "<="]) == "<=" and compose(["<=", "<"]) == "<"
+    assert compose(["<=", ">="]) is None
+    assert implies("<", "<=") and implies("=", ">=") and not implies("<=", "<") and not implies(">=", "=")
+
+
+@pytest.fixture(scope="module")
+def grader() -> Iterator[ProofGrader]:
+    tasks = [Task("sq", "p", "proof", hidden={"goal": "a^2 + b^2 >= 2ab"})]
+    pack = StaticPack("t", tasks, family="proof", weights={"outcome": 0.8, "process": 0.2})
+    with ProofGrader(pack, timeout=10) as proof_grader:
+        yield proof_grader
+
+
+def test_gated_outcome_with_process_beside_it(grader: ProofGrader) -> None:
+    proved = grader.grade("sq", "```\na^2 + b^2\n= (a-b)^2 + 2ab  # square\n>= 2ab\n```")
+    half = grader.grade("sq", "a^2 + b^2\n= (a+b)^2\n>= 2ab")
+    assert proved.passed and proved.reward == pytest.approx(1.0) and proved.components["process"].score == 1.0
+    assert (
+        not half.passed
+        and half.gates == ["outcome"]
+        and half.components["process"].score == pytest.approx(2 / 3)
+    )
+    assert half.reward == pytest.approx(0.2 * 2 / 3) and "line: 2" in half.feedback
+
+
+def test_garbage_and_odd_characters_get_verdicts(grader: ProofGrader) -> None:
+    for text in ["", "\x00\ud800", "🦜 = 🦜", "a^2+b^2\n= 9^(9^(9^9))", "((((" * 200]:
+        verdict = grader.grade("sq", text)
+        assert not verdict.passed and 0.0 <= verdict.reward < 1.0
+
+
+def test_outcome_weight_must_be_positive() -> None:
+    pack = StaticPack("t", [], family="proof", weights={"outcome": 0.0, "process": 1.0})
+    with pytest.raises(ValueError):
+        ProofGrader(pack)
+
+
+def test_pack_references_are_proved() -> None:
+    pack = load_pack("proof-identities")
+    tasks = pack.tasks()
+    assert {t.split for t in tasks} == {"train", "test"}
+    with ProofGrader(pack) as proof_grader:
+        verdicts = proof_grader.grade_many([t.id for t in tasks], [t.hidden["reference"] for t in tasks])
+    assert all(v.passed for v in verdicts), [v.feedback for v in verdicts if not v.passed]
+
+
+def test_directory_pack_validates_and_errors_are_explained(tmp_path: Path) -> None:
+    assert validate_directory(EXAMPLE) == []
+    (tmp_path / "pack.toml").write_text('name = "bad"\nfamily = "proof"\n')
+    lines = [
+        {"id": "1", "prompt": "p", "goal": "x + 1"},
+        {"id": "2", "prompt": "p", "goal": "x = x", "assumptions": {"x": "odd"}},
+    ]
+    (tmp_path / "tasks.jsonl").write_text("\n".join(json.dumps(x) for x in lines))
+    problems = [str(p) for p in validate_directory(tmp_path)]
+    assert any(":1: goal: must be" in p for p in problems) and any(":2: assumptions:" in p for p in problems)
+
+
+def test_proof_env_step() -> None:
+    env = gym.make("rlvr/Proof-v0")
+    observation, _ = env.reset(options={"task_id": "proof/two_squares/0"})
+    assert observation.startswith("Prove:")
+    _, reward, terminated, _, info = env.step(env.unwrapped.task.hidden["reference"])
+    assert terminated and reward == 1.0 and info["verdict"]["components"]["process"] == 1.0
+    env.close()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rlvr.graders.syntax import MAX_SOURCE_CHARS, Comment, analyze, neutralize_comments
+from rlvr.graders.syntax import MAX_SOURCE_CHARS, Comment, SyntaxReport, analyze, neutralize_comments
 
 
 def test_valid_source_reports_structure() -> None:
@@ -147,6 +149,19 @@ def test_neutralize_keeps_strings_and_positions() -> None:
     assert analyze(neutral).ok
 
 
+def test_comments_end_where_python_ends_lines() -> None:
+    source = "x = 1  # note\ry: int = 'a'  # pyright: basic\r\nz = 2  # é\r\n"
+    blank = " " * len("  # note"), " " * len("  # pyright: basic"), " " * len("  # é")
+    assert neutralize_comments(source) == f"x = 1{blank[0]}\ry: int = 'a'{blank[1]}\r\nz = 2{blank[2]}\r\n"
+    report = analyze(source)
+    assert report.ok
+    assert [(c.line, c.column, c.text) for c in report.comments] == [
+        (1, 8, "# note"),
+        (2, 15, "# pyright: basic"),
+        (3, 8, "# é"),
+    ]
+
+
 def test_neutralize_is_idempotent_and_total() -> None:
     source = "x = 1  # a\n\ny = '\ud800'  # b\n"  # lone surrogate must not raise
     once = neutralize_comments(source)
@@ -212,3 +227,20 @@ def test_non_string_input() -> None:
     report = analyze(b"x = 1")  # type: ignore[arg-type]
     assert not report.ok
     assert "str" in report.message
+
+
+PYTHONISH = st.text(alphabet="x=1#'\"\n\r ():\\ifelsdrb{}", max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(PYTHONISH)
+def test_analyze_is_total_and_neutralize_only_blanks_comments(source: str) -> None:
+    report = analyze(source)
+    assert isinstance(report, SyntaxReport)
+    neutral = neutralize_comments(source)
+    assert len(neutral) == len(source)
+    changed = [i for i, (a, b) in enumerate(zip(source, neutral, strict=True)) if a != b]
+    assert all(neutral[i] == " " and source[i] not in "\r\n" for i in changed)
+    if report.ok:
+        after = analyze(neutral)
+        assert after.ok and after.comments == []

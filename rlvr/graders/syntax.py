@@ -11,6 +11,7 @@ Positions in this module are 1-based lines and 1-based character (not byte) colu
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from collections.abc import Iterator
@@ -74,6 +75,13 @@ class SyntaxReport:
 def analyze(source: str) -> SyntaxReport:
     """Validate `source` and describe its structure. Never raises: hostile input (huge, NUL bytes,
     unencodable text, pathological nesting) gives `ok=False` with a message saying why."""
+    try:
+        return _analyze(source)
+    except Exception as exc:  # a verdict, never a crash of the grader; the message names the fault
+        return SyntaxReport(ok=False, message=f"syntax layer failed: {type(exc).__name__}: {exc}")
+
+
+def _analyze(source: str) -> SyntaxReport:
     if not isinstance(source, str):
         return SyntaxReport(ok=False, message=f"source must be str, got {type(source).__name__}")
     if len(source) > MAX_SOURCE_CHARS:
@@ -92,8 +100,8 @@ def analyze(source: str) -> SyntaxReport:
             ok=False, message="source is not valid Unicode text (lone surrogate)", line=line, column=column
         )
 
-    tree = _parse(encoded)
-    walk = _walk(tree, encoded)
+    python_lines = _python_line_breaks(encoded)
+    walk = _walk(_parse(python_lines), python_lines)
     report = SyntaxReport(
         ok=True,
         message="ok",
@@ -118,22 +126,40 @@ def analyze(source: str) -> SyntaxReport:
 def neutralize_comments(source: str) -> str:
     """`source` with every comment replaced by spaces of the same character length, so lines and
     columns are unchanged. Strings containing `#` are untouched (tree-sitter knows what is a comment).
+    A comment ends where Python ends it, also at a lone "\r" (tree-sitter alone would run it on).
     The shebang and the encoding declaration are comments too and are blanked: the source is already
     decoded text, and type checkers read it as UTF-8, so neither line carries meaning there.
     Unencodable text (lone surrogates) is passed through byte-for-byte with `surrogatepass`."""
     encoded = source.encode("utf-8", "surrogatepass")
-    tree = _parse(encoded)
     pieces: list[bytes] = []
     cursor = 0
-    for node in _nodes(tree):
-        if node.type != "comment":
-            continue
-        pieces.append(encoded[cursor : node.start_byte])
-        width = len(encoded[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass"))
-        pieces.append(b" " * width)
-        cursor = node.end_byte
+    for start, end in _comment_spans(encoded):
+        pieces.append(encoded[cursor:start])
+        pieces.append(b" " * len(encoded[start:end].decode("utf-8", "surrogatepass")))
+        cursor = end
     pieces.append(encoded[cursor:])
     return b"".join(pieces).decode("utf-8", "surrogatepass")
+
+
+def _python_line_breaks(encoded: bytes) -> bytes:
+    """Python ends a line at "\r\n", "\r" or "\n"; tree-sitter only at "\n". Give it only "\n"."""
+    return encoded.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in encoded else encoded
+
+
+def _comment_spans(encoded: bytes) -> list[tuple[int, int]]:
+    """Byte spans of the comments in `encoded`, found on the "\n"-only text and mapped back."""
+    python_lines = _python_line_breaks(encoded)
+    spans = [(n.start_byte, n.end_byte) for n in _nodes(_parse(python_lines)) if n.type == "comment"]
+    if python_lines is encoded:
+        return spans
+    # Each dropped "\r" of a "\r\n" shifts later bytes left by one; undo that shift. A comment never
+    # contains a line break, so its bytes map one to one.
+    dropped_at = [m.start() - j for j, m in enumerate(re.finditer(rb"\r(?=\n)", encoded))]
+    return [
+        (start + bisect.bisect_right(dropped_at, start), end + bisect.bisect_right(dropped_at, end - 1))
+        for start, end in spans
+        if end > start
+    ]
 
 
 def type_check_evasions(source: str) -> list[tuple[int, str]]:
@@ -141,7 +167,7 @@ def type_check_evasions(source: str) -> list[tuple[int, str]]:
     nothing: `@no_type_check` (any reference outside an import), and `if TYPE_CHECKING` tests
     whose runtime branch (`if not TYPE_CHECKING:`, or an `else`/`elif`) pyright treats as unreachable.
     Returns (1-based line, description) pairs; the types layer charges one error for each."""
-    encoded = source.encode("utf-8", "surrogatepass")
+    encoded = _python_line_breaks(source.encode("utf-8", "surrogatepass"))
     found: list[tuple[int, str]] = []
     for node in _nodes(_parse(encoded)):
         if node.type == "identifier" and _text(node) in _NO_TYPE_CHECK and not _inside_import(node):

@@ -34,11 +34,16 @@ from rlvr.sandbox import Job, LocalSandbox, make_sandbox  # noqa: E402
 SOURCE = "def f(x):\n    return x + 1\n"
 
 
-# The baseline: a bare fork server in a fresh stdlib-only interpreter of the same size as a zygote —
+# The baseline: a bare fork server in a fresh stdlib-only interpreter with the zygote's warm imports —
 # read a request, fork, run the function in the child, send the result back over a pipe, wait. No
 # namespaces, rlimits, audit hook, seccomp, tokens or reaping.
 BARE_FORK_SERVER = """
 import json, os, struct, sys
+# the same warm imports as the zygote, so both fork a process image of the same size
+import bisect, collections, copy, fractions, functools, hashlib, heapq, itertools, operator, random, re
+import statistics, string, typing, math, resource, select, signal, _json, gc
+gc.collect()
+gc.freeze()
 def read(n):
     data = b""
     while len(data) < n:

@@ -139,3 +139,17 @@ def test_math_env_single_and_multi_turn() -> None:
     _, reward, terminated, _, info = env.step(f"\\boxed{{{answer}}}")
     assert terminated and reward == pytest.approx(1.0) and info["verdict"]["passed"]
     env.close()
+
+
+def test_reasoning_gym_pack_uses_the_generators_own_scorer() -> None:
+    pytest.importorskip("reasoning_gym")
+    pack = load_pack("reasoning-gym")
+    tasks = [t for t in pack.tasks() if t.id.endswith("/0")]
+    assert {t.split for t in tasks} == {"train", "test"}
+    with make_grader(pack) as math_grader:
+        right = math_grader.grade_many(
+            [t.id for t in tasks], [f"\\boxed{{{t.hidden['answer']}}}" for t in tasks]
+        )
+        wrong = math_grader.grade(tasks[0].id, "\\boxed{123456789}")
+    assert all(v.passed and "reasoning-gym" in v.components["answer"].detail for v in right)
+    assert not wrong.passed and wrong.gates == ["answer"]

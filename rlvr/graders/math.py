@@ -68,7 +68,7 @@ class MathGrader(Grader):
                 feedback="No final answer found: end with \\boxed{...}, an 'Answer: ...' line or a '#### ...' line.",
                 timings={"grade": time.perf_counter() - started},
             )
-        equal, how, error = self._compare(answer, str(reference), task.hidden.get("tolerance"))
+        equal, how, error = self._compare(answer, str(reference), task.hidden)
         verdict = Verdict(
             task_id=task.id,
             reward=self.weights["format"] + (self.weights["answer"] if equal else 0.0),
@@ -88,12 +88,21 @@ class MathGrader(Grader):
         verdict.timings["grade"] = time.perf_counter() - started
         return verdict
 
-    def _compare(self, answer: str, reference: str, tolerance: Any) -> tuple[bool, str, str | None]:
-        if answer.strip() == reference.strip():
+    def _compare(self, answer: str, reference: str, hidden: dict[str, Any]) -> tuple[bool, str, str | None]:
+        scorer = hidden.get("reasoning_gym")
+        if answer.strip() == reference.strip() and not scorer:
             return True, "identical", None
         if oversized_number(answer):
             return False, "answer is an astronomically large number", None
-        request = {"op": "equiv", "candidate": answer, "reference": reference, "tolerance": tolerance}
+        if scorer:  # the generator's own score_answer decides (score 1.0 passes)
+            request: dict[str, Any] = {"op": "rg_score", "spec": scorer, "candidate": answer}
+        else:
+            request = {
+                "op": "equiv",
+                "candidate": answer,
+                "reference": reference,
+                "tolerance": hidden.get("tolerance"),
+            }
         try:
             reply = self._worker.call(request, self.timeout)
         except WorkerTimeout:

@@ -5,8 +5,8 @@ a long C-level big-integer operation. So the trusted grader talks to one long-li
 (`python -m rlvr.graders.math_worker`), waits with a deadline, and on timeout kills the child and starts a
 fresh one. The child has an address-space limit; only JSON crosses the pipe.
 
-Requests: `{"op": "equiv", "candidate", "reference", "tolerance"}` and `{"op": "proof", ...}` (see
-rlvr/graders/proof_check.py). Replies: `{"ok": true, ...}` or `{"ok": false, "error": "..."}`.
+Requests: `{"op": "equiv", "candidate", "reference", "tolerance"}`, `{"op": "rg_score", "spec", "candidate"}`
+(a reasoning-gym generator's own `score_answer`) and `{"op": "proof", ...}` (see rlvr/graders/proof_check.py). Replies: `{"ok": true, ...}` or `{"ok": false, "error": "..."}`.
 """
 
 from __future__ import annotations
@@ -120,11 +120,28 @@ def _handle(request: dict[str, Any]) -> dict[str, Any]:
         tolerance = Tolerance.from_spec(request.get("tolerance"))
         equal, how = equivalent(str(request["candidate"]), str(request["reference"]), tolerance)
         return {"ok": True, "equal": equal, "how": how}
+    if op == "rg_score":
+        score = _reasoning_gym_score(request["spec"], str(request["candidate"]))
+        return {"ok": True, "equal": score >= 1.0, "score": score, "how": "reasoning-gym score_answer"}
     if op == "proof":
         from rlvr.graders.proof_check import check_proof_request
 
         return {"ok": True, **check_proof_request(request)}
     return {"ok": False, "error": f"unknown op {op!r}"}
+
+
+_RG_DATASETS: dict[tuple[str, int, int], Any] = {}
+
+
+def _reasoning_gym_score(spec: dict[str, Any], candidate: str) -> float:
+    import reasoning_gym
+
+    key = (str(spec["dataset"]), int(spec["seed"]), int(spec["size"]))
+    if key not in _RG_DATASETS:
+        _RG_DATASETS[key] = reasoning_gym.create_dataset(key[0], size=key[2], seed=key[1])
+    dataset = _RG_DATASETS[key]
+    score = float(dataset.score_answer(candidate, dataset[int(spec["index"])]) or 0.0)
+    return min(1.0, max(0.0, score)) if score == score else 0.0
 
 
 def serve() -> None:

@@ -19,6 +19,7 @@ BUILTIN_PACKS: dict[str, str] = {
     "sql-shop": "rlvr.task_packs.sql_shop:SQLShopPack",
     "tool-worlds": "rlvr.task_packs.tool_tasks:ToolWorldsPack",
     "proof-identities": "rlvr.task_packs.proof_identities:ProofIdentitiesPack",
+    "reasoning-gym": "rlvr.task_packs.math_reasoning_gym:ReasoningGymPack",
     "tiny-functions": "rlvr.task_packs.tiny_functions:TinyFunctionsPack",
 }
 

@@ -193,6 +193,12 @@ def test_server_recovers_from_timeout_and_crash() -> None:
         second.process.kill()  # pyright dies between batches
         second.process.wait()
         assert checker.check(THREE_ERRORS).errors == 3
+
+        third = engine._connection
+        assert third is not None and third.alive
+        engine.RECYCLE_DOCUMENTS = engine._documents + 2
+        assert [r.errors for r in checker.check_many([CLEAN + "\n", ONE_ERROR + "\n"])] == [0, 1]
+        assert engine._connection is None and not third.alive  # recycled after its quota
     assert engine._connection is None
 
 

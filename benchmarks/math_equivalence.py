@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from math_verify import parse, verify
@@ -67,6 +68,29 @@ def math_verify_alone(pair: dict) -> bool:
     return bool(gold and answer and verify(gold, answer))
 
 
+def timing_ratio(root: Path, pairs: list[dict], repeats: int = 3) -> tuple[float, float]:
+    """ms per pair: rlvr's grader (warm worker, verdict cache bypassed by distinct text) vs math-verify alone."""
+    from rlvr.graders.base import make_grader
+    from rlvr.task_packs.registry import load_pack
+
+    pack = load_pack(str(root))
+    with make_grader(pack) as grader:
+        grader.grade("pair/0", "\\boxed{0}")  # start the worker outside the clock
+        started = time.perf_counter()
+        for repeat in range(repeats):
+            grader.grade_many(
+                [f"pair/{i}" for i in range(len(pairs))],
+                [f"{'.' * repeat}\n\\boxed{{{p['candidate']}}}" for p in pairs],
+            )
+        ours = (time.perf_counter() - started) / (repeats * len(pairs))
+    started = time.perf_counter()
+    for _ in range(repeats):
+        for pair in pairs:
+            math_verify_alone(pair)
+    alone = (time.perf_counter() - started) / (repeats * len(pairs))
+    return ours * 1000, alone * 1000
+
+
 def main() -> int:
     pairs = load_pairs()
     expected = [p["equivalent"] for p in pairs]
@@ -75,6 +99,7 @@ def main() -> int:
         write_pack(root, pairs)
         boxed = rlvr_grade(root, [f"Reasoning...\n\\boxed{{{p['candidate']}}}" for p in pairs])
         bare = rlvr_grade(root, [p["candidate"] for p in pairs])
+        ours_ms, alone_ms = timing_ratio(root, pairs)
     rows = {
         "rlvr (boxed)": [v["passed"] for v in boxed],
         "rlvr (bare line)": [v["passed"] for v in bare],
@@ -88,6 +113,9 @@ def main() -> int:
         false_pos = sum(v and not e for v, e in zip(verdicts, expected, strict=True))
         false_neg = sum(e and not v for v, e in zip(verdicts, expected, strict=True))
         print(f"{name:<20} {right:>6} {false_pos:>8} {false_neg:>8}")
+    print(
+        f"time per pair: rlvr {ours_ms:.1f} ms, math-verify alone {alone_ms:.1f} ms ({ours_ms / alone_ms:.2f}x)"
+    )
     for index, (pair, ours, alone) in enumerate(
         zip(pairs, rows["rlvr (boxed)"], rows["math-verify alone"], strict=True)
     ):

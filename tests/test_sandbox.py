@@ -179,3 +179,44 @@ def test_closing_the_pool_leaves_nothing() -> None:
     while descendants(os.getpid()) - before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert descendants(os.getpid()) - before == set()
+
+
+def _memory_contains(pid: int, needles: list[bytes]) -> list[bytes]:
+    """Which needles occur in the writable memory of process `pid` (read through /proc/<pid>/mem)."""
+    found: set[bytes] = set()
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            fields = line.split()
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            if "w" not in fields[1] or "r" not in fields[1] or (len(fields) > 5 and fields[5] == "[vvar]"):
+                continue
+            try:
+                mem.seek(start)
+                chunk = mem.read(end - start)
+            except (OSError, ValueError, OverflowError):
+                continue
+            found.update(needle for needle in needles if needle in chunk)
+    return sorted(found)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="reading another process's memory needs root")
+def test_zygote_keeps_no_job_or_result_after_a_run() -> None:
+    """A reference solution's source, arguments and outputs are hidden data: after a run, none of them
+    remains anywhere in the zygote's memory, so the next candidate's fork cannot inherit them."""
+    import secrets
+
+    source_marker = "source-" + secrets.token_hex(12)
+    result_marker = "result-" + secrets.token_hex(12)
+    argument = result_marker[::-1]
+    source = f"def f(x):\n    return x[::-1]  # {source_marker}\n"
+    with LocalSandbox(1, isolation="namespaces") as sandbox:
+        result = sandbox.run(Job(source, "f", [(argument,)], timeout=5))
+        assert result.status == "ok" and result.outcomes[0] is not None
+        assert result.outcomes[0].value == result_marker
+        worker = sandbox.workers[0]
+        assert isinstance(worker, ProcessWorker) and worker.pid is not None
+        (zygote,) = [pid for pid in descendants(worker.pid)]
+        needles = [m.encode() for m in (source_marker, result_marker, argument)]
+        assert _memory_contains(zygote, needles) == []
+        # the check can fail: a job still being read would be found
+        assert _memory_contains(os.getpid(), [source_marker.encode()]) != []

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.sandbox.codec import CodecError, from_wire, to_wire
+from rlvr.sandbox.protocol import decode_child_stream
 from rlvr.sandbox.view import runtime_view
 
 ZYGOTE_SOURCE = (Path(__file__).parent / "zygote.py").read_text()
@@ -134,44 +135,59 @@ class ZygoteWorker:
             raise ValueError("malformed response")
         return message
 
-    def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def request(self, header: dict[str, Any], job: bytes, timeout: float) -> dict[str, Any]:
+        """Send one run (header frame + raw job bytes); return the decoded summary of the child's stream."""
         try:
             if not self.alive():
                 self.restart()
         except (SandboxUnavailable, OSError) as exc:
             return {"status": "sandbox_error", "detail": f"worker could not be restarted: {exc}"}
-        data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
+        data = json.dumps(header | {"size": len(job)}, separators=(",", ":"), allow_nan=False).encode()
         deadline = time.monotonic() + timeout
         try:
-            self.send_bytes(struct.pack(">I", len(data)) + data)
-            return self.receive_message(deadline)
-        except (OSError, EOFError, TimeoutError, ValueError) as exc:
+            self.send_bytes(struct.pack(">I", len(data)) + data + job)
+            summary = self.receive_message(deadline)
+            (size,) = struct.unpack(">I", self.receive_exact(4, deadline))
+            if size > MAX_RESPONSE_BYTES:
+                raise ValueError("oversized response")
+            stream = self.receive_exact(size, deadline)
+        except (OSError, EOFError, TimeoutError, ValueError, struct.error) as exc:
             try:
                 self.restart()
             except (SandboxUnavailable, OSError):
                 pass  # the next request retries; this one is already flagged
             return {"status": "sandbox_error", "detail": f"worker failed: {type(exc).__name__}: {exc}"}
+        if summary.get("status") == "sandbox_error":
+            return summary
+        status = summary.get("status")
+        exit_status = summary.get("exit")
+        return decode_child_stream(
+            stream,
+            str(summary.get("token") or ""),
+            status if status in ("timeout", "output_limit") else None,
+            exit_status if type(exit_status) is int else None,
+            float(summary.get("wall") or 0.0),
+        )
 
     def run(self, job: Job) -> ExecResult:
         try:
             calls = [to_wire(list(args)) for args in job.calls]
-        except CodecError as exc:
+            body = {
+                "source": job.source,
+                "entry": job.entry,
+                "calls": calls,
+                "trace": job.trace,
+                "mem_mb": job.mem_mb,
+            }
+            payload = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+        except (CodecError, ValueError, UnicodeEncodeError) as exc:
             return ExecResult(
                 status="sandbox_error",
-                detail=f"task arguments are not plain data: {exc}",
+                detail=f"job is not plain data: {exc}",
                 flags=list(self.flags),
             )
-        message = {
-            "op": "run",
-            "source": job.source,
-            "entry": job.entry,
-            "calls": calls,
-            "timeout": job.timeout,
-            "trace": job.trace,
-            "mem_mb": job.mem_mb,
-            "max_output": job.max_output,
-        }
-        raw = self.request(message, job.timeout + RESPONSE_MARGIN_SECONDS)
+        header = {"op": "run", "timeout": job.timeout, "max_output": job.max_output}
+        raw = self.request(header, payload, job.timeout + RESPONSE_MARGIN_SECONDS)
         result = decode_response(raw, len(job.calls))
         result.flags = list(self.flags)
         return result

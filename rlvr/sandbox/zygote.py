@@ -5,15 +5,21 @@ This file is never imported by the grader. The pool runs its *text* in a fresh i
 (`python -I -S -c ...`): standard library only, no site-packages, no grader state, no hidden data.
 It must therefore be self-contained.
 
-Protocol (stdin/stdout of the zygote, 4-byte big-endian length + UTF-8 JSON):
-  request  {"op": "run", "source", "entry", "calls": [wire args], "timeout", "trace", "mem_mb", "max_output"}
-           {"op": "ping"}
-  response {"status": "ok"|"timeout"|"crash"|"output_limit"|"protocol", "results": [...],
-            "counts": [...], "exit": int|null, "wall": float, "detail": str}
+Protocol (stdin/stdout of the zygote; a frame is a 4-byte big-endian length + that many bytes):
+  request   frame {"op": "run", "timeout", "max_output", "size"}, then `size` raw bytes: the job, JSON
+            {"source", "entry", "calls": [wire args], "trace", "mem_mb"}; or frame {"op": "ping"}
+  response  frame {"status": null|"timeout"|"output_limit"|"sandbox_error", "exit": int|null,
+            "wall": float, "token": str, "detail": str}, then a frame holding the child's raw output
 
-Each result is {"ok": <wire value>} or {"exc": "TypeName"}; results are plain data (see codec.py).
-The child talks to the zygote over a pipe, every message prefixed by a per-run random token the
-candidate cannot see, so forged messages are recognised. Exit codes decide nothing.
+The zygote never decodes a job or a child's output: it reads the job into one buffer, forks, and
+wipes the buffer; it collects the child's output into one buffer, forwards it, and wipes that. Only
+the forked child parses the job; only the trusted side parses the output. So the zygote holds no
+source, no arguments and no results (a reference solution's outputs are hidden data) when it forks
+the next candidate.
+
+The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, done), each
+framed; the token is random per run and unknown to the candidate, so forged messages are recognised.
+Results are {"ok": <wire value>} or {"exc": "TypeName"} (see codec.py). Exit codes decide nothing.
 """
 
 import builtins
@@ -153,28 +159,8 @@ class Refused(PermissionError):
 
 # ---------------------------------------------------------------- plain-data codec (as codec.py)
 def to_wire(value, depth=0):
-    if depth > MAX_DEPTH:
-        raise ValueError("value nested too deeply")
-    kind = type(value)
-    if value is None or kind is bool or kind is int or kind is str:
-        return value
-    if kind is float:
-        if math.isnan(value):
-            return {"f": "nan"}
-        if math.isinf(value):
-            return {"f": "inf" if value > 0 else "-inf"}
-        return value
-    if kind is list:
-        return [to_wire(v, depth + 1) for v in value]
-    if kind is tuple:
-        return {"t": [to_wire(v, depth + 1) for v in value]}
-    if kind is dict:
-        return {"d": [[to_wire(k, depth + 1), to_wire(v, depth + 1)] for k, v in value.items()]}
-    if kind is set:
-        return {"s": [to_wire(v, depth + 1) for v in value]}
-    if kind is frozenset:
-        return {"fs": [to_wire(v, depth + 1) for v in value]}
-    raise TypeError("not plain data: " + kind.__name__)
+    """The encoder a child uses (see make_wire_encoder); kept under this name for the codec tests."""
+    return make_wire_encoder()[0](value, depth)
 
 
 def from_wire(doc, depth=0):
@@ -471,10 +457,35 @@ def become_subreaper():
         pass
 
 
-def supervise(request):
+def read_into(fd, size):
+    """Exactly `size` bytes from fd into one new bytearray (no intermediate bytes objects to linger)."""
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    got = 0
+    while got < size:
+        count = os.readv(fd, [view[got:]])
+        if not count:
+            raise EOFError
+        got += count
+    view.release()
+    return buffer
+
+
+def wipe(buffer):
+    buffer[:] = bytes(len(buffer))
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def supervise(header, job):
+    """Fork a child for the job (raw JSON bytes), wipe the job, collect the child's raw output."""
     started = time.monotonic()
-    timeout = float(request["timeout"])
-    max_output = int(request.get("max_output", 1 << 20))
+    timeout = float(header["timeout"])
+    max_output = int(header.get("max_output", 1 << 20))
     token = os.urandom(16).hex()
     rfd, wfd = os.pipe()
     pid = os.fork()
@@ -482,11 +493,16 @@ def supervise(request):
         os.close(rfd)
         try:
             os.setsid()
+            request = json.loads(job)
+            request["timeout"] = timeout
+            wipe(job)
             run_candidate(request, token, wfd)
         finally:
             os._exit(0)
+    wipe(job)
     os.close(wfd)
-    buffer = b""
+    output = bytearray(max_output + 1)
+    view = memoryview(output)
     total = 0
     status = None
     deadline = started + timeout
@@ -499,14 +515,14 @@ def supervise(request):
         if not ready:
             status = "timeout"
             break
-        chunk = os.read(rfd, 65536)
-        if not chunk:
+        count = os.readv(rfd, [view[total:]])
+        if not count:
             break
-        total += len(chunk)
+        total += count
         if total > max_output:
             status = "output_limit"
             break
-        buffer += chunk
+    view.release()
     for target in (-pid, pid):
         try:
             os.kill(target, signal.SIGKILL)
@@ -520,48 +536,8 @@ def supervise(request):
         pass
     os.close(rfd)
     reap_strays(os.getpid())
-    return decode_child_messages(buffer, token, status, exit_status, time.monotonic() - started)
-
-
-def decode_child_messages(buffer, token, status, exit_status, wall):
-    results, counts, detail, done, loaded = {}, {}, "", False, False
-    offset = 0
-    try:
-        while offset + 4 <= len(buffer):
-            (size,) = struct.unpack(">I", buffer[offset : offset + 4])
-            body = buffer[offset + 4 : offset + 4 + size]
-            if len(body) < size:
-                break
-            offset += 4 + size
-            message = json.loads(body)
-            if type(message) is not list or len(message) != 3 or message[0] != token:
-                raise ValueError("forged or malformed message")
-            kind, payload = message[1], message[2]
-            if kind == "loaded":
-                loaded = True
-            elif kind == "load":
-                detail = "load error: " + str(payload)
-            elif kind == "result":
-                index, result, count = payload
-                results[int(index)] = result
-                counts[int(index)] = count
-            elif kind == "done":
-                done = True
-    except (ValueError, TypeError, struct.error, RecursionError):
-        status = status or "protocol"
-        detail = detail or "forged or malformed message from the candidate process"
-    if status is None:
-        status = "ok" if done else ("load_error" if detail else "crash")
-    ordered = [results.get(i) for i in range(len(results) and max(results) + 1)]
-    return {
-        "status": status,
-        "loaded": loaded,
-        "results": ordered,
-        "counts": [counts.get(i) for i in range(len(ordered))],
-        "exit": exit_status,
-        "wall": wall,
-        "detail": detail,
-    }
+    summary = {"status": status, "exit": exit_status, "wall": time.monotonic() - started, "token": token}
+    return summary, output, min(total, max_output)
 
 
 def main():
@@ -574,24 +550,29 @@ def main():
     gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork
     while True:
         try:
-            request = read_message(0)
+            header = read_message(0)
+            if header.get("op") == "ping":
+                write_message(1, {"status": "pong", "pid": os.getpid()})
+                continue
+            job = read_into(0, int(header["size"]))
         except EOFError:
             return
-        if request.get("op") == "ping":
-            write_message(1, {"status": "pong", "pid": os.getpid()})
-            continue
+        output, size = bytearray(), 0
         try:
-            response = supervise(request)
+            summary, output, size = supervise(header, job)
         except Exception as exc:  # the zygote keeps serving; the grader flags the verdict
-            response = {
+            wipe(job)
+            summary = {
                 "status": "sandbox_error",
-                "results": [],
-                "counts": [],
                 "exit": None,
                 "wall": 0.0,
+                "token": "",
                 "detail": type(exc).__name__ + ": " + str(exc)[:200],
             }
-        write_message(1, response)
+        write_message(1, summary)
+        write_all(1, struct.pack(">I", size))
+        write_all(1, memoryview(output)[:size])
+        wipe(output)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,64 @@
+"""Trusted-side decoding of a child's raw output stream (the zygote forwards it undecoded).
+
+The stream is a sequence of frames (4-byte big-endian length + JSON). Every genuine message is
+`[token, kind, payload]` with the run's random token, which candidate code never sees. A message with
+a wrong token, a malformed frame or a malformed payload marks the run `protocol` (forged output).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+
+def decode_child_stream(
+    stream: bytes, token: str, status: str | None, exit_status: int | None, wall: float
+) -> dict[str, Any]:
+    """The run's summary: status ok / crash / load_error / protocol (or the zygote's timeout /
+    output_limit), per-call results and counts in call order, and a detail line."""
+    results: dict[int, Any] = {}
+    counts: dict[int, Any] = {}
+    detail = ""
+    done = loaded = False
+    offset = 0
+    try:
+        while offset + 4 <= len(stream):
+            (size,) = struct.unpack(">I", stream[offset : offset + 4])
+            body = stream[offset + 4 : offset + 4 + size]
+            if len(body) < size:
+                break  # cut short by a kill or the output cap: the status already says so
+            offset += 4 + size
+            message = json.loads(body)
+            if type(message) is not list or len(message) != 3 or message[0] != token or not token:
+                raise ValueError("forged or malformed message")
+            kind, payload = message[1], message[2]
+            if kind == "loaded":
+                loaded = True
+            elif kind == "load":
+                detail = "load error: " + str(payload)[:200]
+            elif kind == "result":
+                index, result, count = payload
+                if type(index) is not int or not 0 <= index < 1 << 20:
+                    raise ValueError("bad call index")
+                results[index] = result
+                counts[index] = count
+            elif kind == "done":
+                done = True
+            else:
+                raise ValueError("unknown message kind")
+    except (ValueError, TypeError, struct.error, RecursionError):
+        status = status or "protocol"
+        detail = detail or "forged or malformed message from the candidate process"
+    if status is None:
+        status = "ok" if done else ("load_error" if detail else "crash")
+    size = max(results) + 1 if results else 0
+    return {
+        "status": status,
+        "loaded": loaded,
+        "results": [results.get(i) for i in range(size)],
+        "counts": [counts.get(i) for i in range(size)],
+        "exit": exit_status,
+        "wall": wall,
+        "detail": detail,
+    }

@@ -1,0 +1,227 @@
+"""Training configuration: typed sections, loaded from TOML or `--set section.key=value`, checked
+before any work starts. Every problem is reported with the fix."""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from rlvr.trainer.advantages import SCALINGS
+from rlvr.trainer.losses import LOSS_TYPES
+from rlvr.trainer.masks import TRUNCATION_HANDLING
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names each problem and its fix."""
+
+
+@dataclass
+class ModelConfig:
+    path: str = ""  # a local Hugging Face causal-LM directory; "" builds the tiny demo model
+    dtype: str = "float32"  # float32 | bfloat16 | float16
+    lora_rank: int = 0  # > 0 trains a peft LoRA adapter; the reference is the adapter-disabled model
+    lora_alpha: float = 16.0
+    lora_target_modules: str = "all-linear"
+    tiny_layers: int = 2  # the built-in tiny model (used when path is "")
+    tiny_hidden: int = 128
+    tiny_heads: int = 4
+    tiny_vocab: int = 320
+
+
+@dataclass
+class SFTConfig:
+    steps: int = -1  # -1: 250 for the built-in tiny model, 0 for a model path
+    examples: int = 6000
+    batch_size: int = 32
+    learning_rate: float = 3e-3
+    bug_rate: float = 0.55  # the teacher's mistake rate (packs with a teacher, e.g. tiny-functions)
+
+
+@dataclass
+class GRPOConfig:
+    steps: int = 40
+    tasks_per_step: int = 16
+    group_size: int = 6  # G for the easiest tasks
+    group_size_max: int = 10  # G for the hardest tasks (linear in difficulty); <= group_size: fixed G
+    temperature: float = 1.0
+    max_new_tokens: int = 20
+    learning_rate: float = 2e-3
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+    num_iterations: int = 2  # mu: optimiser passes over each rollout
+    epsilon_low: float = 0.2
+    epsilon_high: float = 0.28
+    beta: float = 0.0  # k3 KL to the reference policy; 0 skips the reference entirely
+    scale_rewards: str = "group"  # group | batch | none (Dr. GRPO)
+    loss_type: str = "grpo"  # grpo | bnpo | dapo | dr_grpo
+    truncation: str = "mask"  # none | mask (drop from the loss) | penalty (DAPO soft overlong)
+    overlong_buffer: int = 4
+    overlong_penalty: float = 1.0
+    dynamic_sampling: bool = False  # DAPO: replace zero-variance groups with fresh tasks
+    max_resample_rounds: int = 3
+    micro_batch_size: int = 64
+    curriculum: bool = True  # start with the easiest tasks, raise difficulty as pass rate rises
+    curriculum_threshold: float = 0.6
+    curriculum_window: int = 2
+
+
+@dataclass
+class RunConfig:
+    pack: str = "tiny-functions"
+    train_split: str = "train"
+    eval_split: str = "test"
+    seed: int = 0
+    checkpoint_every: int = 5
+    eval_samples: int = 4  # sampled completions per held-out task (pass rate = mean of passed)
+    eval_max_tasks: int = 0  # 0 = every held-out task
+    grader_jobs: int = 0  # sandbox workers; 0 = one per core
+    grader_types: bool = True  # run the type-checker layer
+    threads: int = 0  # torch CPU threads; 0 = torch's default
+
+
+@dataclass
+class TrainConfig:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    sft: SFTConfig = field(default_factory=SFTConfig)
+    grpo: GRPOConfig = field(default_factory=GRPOConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def sft_steps(self) -> int:
+        if self.sft.steps >= 0:
+            return self.sft.steps
+        return 250 if not self.model.path else 0
+
+
+SECTIONS = {f.name: f for f in fields(TrainConfig)}
+
+
+def _coerce(section: str, key: str, value: Any, default: Any) -> Any:
+    where = f"[{section}] {key}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where} must be an integer, got {value!r}")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{where} must be a number, got {value!r}")
+        return float(value)
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} must be a string, got {value!r}")
+    return value
+
+
+def _unknown(name: str, choices: list[str], what: str) -> ConfigError:
+    close = difflib.get_close_matches(name, choices, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ConfigError(f"unknown {what} {name!r}{hint}; valid: {', '.join(sorted(choices))}")
+
+
+def apply(config: TrainConfig, data: dict[str, Any]) -> TrainConfig:
+    """Overlay a {section: {key: value}} mapping onto `config`, checking names and types."""
+    for section, values in data.items():
+        if section not in SECTIONS:
+            raise _unknown(section, list(SECTIONS), "config section")
+        if not isinstance(values, dict):
+            raise ConfigError(f"[{section}] must be a table of settings, got {values!r}")
+        target = getattr(config, section)
+        names = {f.name for f in fields(target)}
+        for key, value in values.items():
+            if key not in names:
+                raise _unknown(key, list(names), f"setting in [{section}]")
+            setattr(target, key, _coerce(section, key, value, getattr(target, key)))
+    return config
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(
+            f"config file {str(path)!r} does not exist; pass a TOML file (see README, `rlvr train`)"
+        )
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {str(path)!r} is not valid TOML: {exc}") from exc
+
+
+def parse_assignment(text: str) -> dict[str, Any]:
+    """`grpo.steps=10` -> {"grpo": {"steps": 10}} (the value is read as a TOML value, or a string)."""
+    name, sep, raw = text.partition("=")
+    section, dot, key = name.strip().partition(".")
+    if not sep or not dot or not key:
+        raise ConfigError(f"--set expects SECTION.KEY=VALUE (e.g. grpo.steps=10), got {text!r}")
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()
+    return {section: {key: value}}
+
+
+def validate(config: TrainConfig) -> None:
+    """Range and choice checks that need no files; raises ConfigError listing every problem."""
+    g, m, s, r = config.grpo, config.model, config.sft, config.run
+    problems: list[str] = []
+
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            problems.append(message)
+
+    need(g.steps >= 0, "[grpo] steps must be >= 0")
+    need(g.tasks_per_step >= 1, "[grpo] tasks_per_step must be >= 1")
+    need(g.group_size >= 2, "[grpo] group_size must be >= 2 (a group of one has no relative signal)")
+    need(g.temperature > 0, "[grpo] temperature must be > 0 (sampling needs it; use eval for greedy)")
+    need(g.max_new_tokens >= 1, "[grpo] max_new_tokens must be >= 1")
+    need(g.learning_rate > 0, "[grpo] learning_rate must be > 0")
+    need(g.num_iterations >= 1, "[grpo] num_iterations (mu) must be >= 1")
+    need(0 <= g.epsilon_low < 1, "[grpo] epsilon_low must be in [0, 1)")
+    need(g.epsilon_high >= 0, "[grpo] epsilon_high must be >= 0")
+    need(g.beta >= 0, "[grpo] beta must be >= 0")
+    need(g.scale_rewards in SCALINGS, f"[grpo] scale_rewards must be one of {', '.join(SCALINGS)}")
+    need(g.loss_type in LOSS_TYPES, f"[grpo] loss_type must be one of {', '.join(LOSS_TYPES)}")
+    need(
+        g.truncation in TRUNCATION_HANDLING,
+        f"[grpo] truncation must be one of {', '.join(TRUNCATION_HANDLING)}",
+    )
+    need(g.micro_batch_size >= 1, "[grpo] micro_batch_size must be >= 1")
+    need(g.max_grad_norm > 0, "[grpo] max_grad_norm must be > 0")
+    need(0 <= g.curriculum_threshold <= 1, "[grpo] curriculum_threshold must be in [0, 1]")
+    need(g.curriculum_window >= 1, "[grpo] curriculum_window must be >= 1")
+    need(g.max_resample_rounds >= 0, "[grpo] max_resample_rounds must be >= 0")
+    need(m.dtype in ("float32", "bfloat16", "float16"), "[model] dtype must be float32, bfloat16 or float16")
+    need(m.lora_rank >= 0, "[model] lora_rank must be >= 0")
+    need(m.tiny_hidden % max(m.tiny_heads, 1) == 0, "[model] tiny_hidden must be a multiple of tiny_heads")
+    need(s.batch_size >= 1 and s.examples >= 1, "[sft] batch_size and examples must be >= 1")
+    need(0 <= s.bug_rate <= 1, "[sft] bug_rate must be in [0, 1]")
+    need(r.checkpoint_every >= 1, "[run] checkpoint_every must be >= 1")
+    need(r.eval_samples >= 0, "[run] eval_samples must be >= 0")
+    need(r.grader_jobs >= 0 and r.threads >= 0, "[run] grader_jobs and threads must be >= 0")
+    if problems:
+        raise ConfigError("invalid training config:\n  - " + "\n  - ".join(problems))
+
+
+def build_config(toml_path: str | Path | None = None, assignments: list[str] | None = None) -> TrainConfig:
+    config = TrainConfig()
+    if toml_path is not None:
+        apply(config, load_toml(toml_path))
+    for text in assignments or []:
+        apply(config, parse_assignment(text))
+    validate(config)
+    return config
+
+
+def from_dict(data: dict[str, Any]) -> TrainConfig:
+    """The inverse of `TrainConfig.to_dict` (used on resume)."""
+    config = apply(TrainConfig(), data)
+    validate(config)
+    return config

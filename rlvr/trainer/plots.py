@@ -1,0 +1,56 @@
+"""PNG plots of metrics.jsonl (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+PANELS: dict[str, list[str]] = {
+    "reward": ["reward_mean", "reward_std"],
+    "reward_components": ["reward/syntax_mean", "reward/types_mean", "reward/tests_mean", "reward/perf_mean"],
+    "pass_rate": ["pass_rate"],
+    "zero_std_groups": ["zero_std_group_fraction"],
+    "kl": ["kl"],
+    "clip_ratio": ["clip_ratio/low", "clip_ratio/high"],
+    "entropy": ["entropy"],
+    "completion_length": ["completion_length_mean", "completion_length_max"],
+    "truncated": ["truncated_ratio"],
+    "diversity": ["distinct_1", "distinct_2"],
+    "tokens_per_correct": ["tokens_per_correct"],
+    "step_time": ["step_seconds", "generate_seconds", "grade_seconds", "update_seconds"],
+}
+
+
+def plot_metrics(records: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """One PNG per panel plus overview.png; returns the files written."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    steps = [r["step"] for r in records]
+    written: list[Path] = []
+    figure, axes = plt.subplots(4, 3, figsize=(15, 14))
+    for axis, (panel, keys) in zip(axes.flat, PANELS.items(), strict=False):
+        single, single_axis = plt.subplots(figsize=(6, 4))
+        for target in (axis, single_axis):
+            for key in keys:
+                points = [(s, r[key]) for s, r in zip(steps, records, strict=True) if r.get(key) is not None]
+                if points:
+                    target.plot([p[0] for p in points], [p[1] for p in points], label=key, marker=".")
+            target.set_title(panel)
+            target.set_xlabel("step")
+            if target.lines:
+                target.legend(fontsize=7)
+        path = out_dir / f"{panel}.png"
+        single.tight_layout()
+        single.savefig(path, dpi=80)
+        plt.close(single)
+        written.append(path)
+    figure.tight_layout()
+    overview = out_dir / "overview.png"
+    figure.savefig(overview, dpi=70)
+    plt.close(figure)
+    written.append(overview)
+    return written

@@ -1,0 +1,175 @@
+"""The trainer's model-facing parts on a tiny local model: sampling/log-prob consistency, gradient
+accumulation, mu > 1 clipping, the KL reference (frozen copy and LoRA adapter-disabled)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import torch
+
+from rlvr.trainer.config import ModelConfig, TrainConfig
+from rlvr.trainer.grpo import Rollout, policy_update
+from rlvr.trainer.losses import BatchNorms, grpo_loss
+from rlvr.trainer.model import ReferencePolicy, add_lora, build_tiny_model, build_tokenizer, disable_dropout
+from rlvr.trainer.rollout import completion_logprobs, generate, sampling_config
+from rlvr.types import Task, Verdict
+
+TEXTS = [f"def f{i}(x: int) -> int:\n    return x + {i}\n" for i in range(30)]
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> Any:
+    return build_tokenizer(TEXTS, 300)
+
+
+def tiny(tokenizer: Any, seed: int = 0) -> Any:
+    model = build_tiny_model(tokenizer, ModelConfig(tiny_layers=1, tiny_hidden=32, tiny_heads=2), seed)
+    disable_dropout(model)
+    return model
+
+
+PROMPTS = ["def f1(x: int) -> int:\n", "def f22(x: int) -> int:\n    return"]
+
+
+def test_logprobs_match_the_sampler(tokenizer: Any) -> None:
+    """The log-probs the loss uses are those of the distribution generate() sampled from."""
+    model = tiny(tokenizer)
+    temperature = 0.7
+    torch.manual_seed(0)
+    tokenizer.padding_side = "left"
+    encoded = tokenizer(PROMPTS, return_tensors="pt", padding=True, add_special_tokens=False)
+    config = sampling_config(tokenizer, temperature, 6)
+    config.output_scores = config.return_dict_in_generate = True
+    out = model.generate(**encoded, generation_config=config)
+    torch.manual_seed(0)
+    sequences = generate(model, tokenizer, PROMPTS, temperature, 6)
+    assert torch.equal(sequences.completion_ids, out.sequences[:, encoded["input_ids"].shape[1] :])
+    with torch.no_grad():
+        logp, _ = completion_logprobs(model, sequences, temperature)
+    for t, scores in enumerate(out.scores):
+        want = (
+            torch.log_softmax(scores, dim=-1).gather(-1, sequences.completion_ids[:, t : t + 1]).squeeze(-1)
+        )
+        rows = sequences.mask[:, t].bool()
+        assert torch.allclose(logp[rows, t], want[rows], atol=1e-4)
+
+
+def make_rollout(tokenizer: Any, model: Any, rewards: list[float], group_size: int = 3) -> Rollout:
+    torch.manual_seed(1)
+    prompts = [p for p in PROMPTS for _ in range(group_size)]
+    sequences = generate(model, tokenizer, prompts, 1.0, 6)
+    tasks = [Task(id=f"t{i}", prompt=p) for i, p in enumerate(PROMPTS)]
+    groups = torch.tensor([i for i in range(len(PROMPTS)) for _ in range(group_size)])
+    verdicts = [Verdict(task_id="t", reward=r) for r in rewards]
+    return Rollout(tasks, sequences, groups, verdicts, torch.tensor(rewards), 0, len(tasks))
+
+
+@pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo"])
+def test_gradient_accumulation_equals_full_batch(tokenizer: Any, loss_type: str) -> None:
+    model = tiny(tokenizer)
+    rollout = make_rollout(tokenizer, model, [1.0, 0.0, 0.5, 0.2, 0.9, 0.2])
+    seq = rollout.sequences
+    advantages = torch.tensor([1.2, -1.0, 0.1, -0.6, 1.3, -0.6])
+    with torch.no_grad():
+        old = completion_logprobs(model, seq, 1.0)[0] + 0.05
+    norms = BatchNorms.of(seq.mask, 6)
+
+    def gradient(chunks: list[slice]) -> list[torch.Tensor]:
+        model.zero_grad()
+        for c in chunks:
+            logp, _ = completion_logprobs(model, seq.rows(c), 1.0)
+            loss = grpo_loss(
+                logp,
+                old[c],
+                None,
+                advantages[c],
+                seq.mask[c],
+                norms=norms,
+                loss_type=loss_type,
+                epsilon_high=0.28,  # type: ignore[arg-type]
+            ).loss
+            loss.backward()
+        return [p.grad.clone() for p in model.parameters() if p.grad is not None]
+
+    full = gradient([slice(0, 6)])
+    parts = gradient([slice(0, 1), slice(1, 4), slice(4, 6)])
+    assert len(full) == len(parts) > 0
+    for a, b in zip(full, parts, strict=True):
+        assert torch.allclose(a, b, atol=1e-6, rtol=1e-4)
+    assert any(g.abs().sum() > 0 for g in full)
+
+
+def update_config(**grpo: Any) -> TrainConfig:
+    config = TrainConfig()
+    config.grpo.micro_batch_size = 4
+    config.grpo.max_new_tokens = 6
+    config.grpo.truncation = "none"  # the random tiny model rarely emits EOS within 6 tokens
+    for key, value in grpo.items():
+        setattr(config.grpo, key, value)
+    return config
+
+
+def test_inner_iterations_move_the_ratio_and_clip(tokenizer: Any) -> None:
+    model = tiny(tokenizer)
+    rollout = make_rollout(tokenizer, model, [1.0, 0.0, 0.0, 0.0, 1.0, 1.0])
+    single = policy_update(
+        copy.deepcopy(model),
+        None,
+        torch.optim.SGD(model.parameters(), lr=0.0),
+        rollout,
+        update_config(num_iterations=1),
+    )
+    assert single["clip_ratio/low"] == single["clip_ratio/high"] == 0.0  # ratio == 1 on the first pass
+    assert single["grad_norm"] > 0
+    policy = copy.deepcopy(model)
+    optimizer = torch.optim.SGD(policy.parameters(), lr=5.0)
+    stats = policy_update(
+        policy, None, optimizer, rollout, update_config(num_iterations=4, epsilon_low=0.05, epsilon_high=0.05)
+    )
+    assert stats["clip_ratio/low"] + stats["clip_ratio/high"] > 0.0
+
+
+def test_old_logprobs_are_taken_before_the_update(tokenizer: Any) -> None:
+    model = tiny(tokenizer)
+    rollout = make_rollout(tokenizer, model, [1.0, 0.0, 0.0, 0.0, 1.0, 1.0])
+    with torch.no_grad():
+        before = completion_logprobs(model, rollout.sequences, 1.0)[0]
+    policy_update(
+        model, None, torch.optim.SGD(model.parameters(), lr=1.0), rollout, update_config(num_iterations=2)
+    )
+    with torch.no_grad():
+        after = completion_logprobs(model, rollout.sequences, 1.0)[0]
+    assert not torch.allclose(before, after)
+
+
+def test_kl_is_zero_at_the_reference_and_grows(tokenizer: Any) -> None:
+    model = tiny(tokenizer)
+    rollout = make_rollout(tokenizer, model, [1.0, 0.0, 0.0, 0.0, 1.0, 1.0])
+    reference = ReferencePolicy(model, uses_lora=False)
+    optimizer = torch.optim.SGD(model.parameters(), lr=2.0)
+    first = policy_update(model, reference, optimizer, rollout, update_config(num_iterations=1, beta=0.1))
+    assert first["kl"] == pytest.approx(0.0, abs=1e-7)
+    second = policy_update(model, reference, optimizer, rollout, update_config(num_iterations=1, beta=0.1))
+    assert second["kl"] > 1e-6
+    assert not any(p.requires_grad for p in reference.model.parameters())
+
+
+def test_lora_reference_is_the_adapter_disabled_model(tokenizer: Any) -> None:
+    pytest.importorskip("peft")
+    base = tiny(tokenizer)
+    frozen_copy = copy.deepcopy(base)
+    policy = add_lora(base, ModelConfig(lora_rank=4, lora_target_modules="all-linear"))
+    reference = ReferencePolicy(policy, uses_lora=True)
+    rollout = make_rollout(tokenizer, frozen_copy, [1.0, 0.0, 0.0, 0.0, 1.0, 1.0])
+    optimizer = torch.optim.SGD([p for p in policy.parameters() if p.requires_grad], lr=5.0)
+    for _ in range(2):
+        stats = policy_update(
+            policy, reference, optimizer, rollout, update_config(num_iterations=1, beta=0.1)
+        )
+    assert stats["kl"] > 1e-6
+    with torch.no_grad(), reference.context():
+        disabled = completion_logprobs(reference.model, rollout.sequences, 1.0)[0]
+        original = completion_logprobs(frozen_copy, rollout.sequences, 1.0)[0]
+    assert torch.allclose(disabled, original, atol=1e-5)

@@ -9,14 +9,17 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from rlvr.graders.base import Grader
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
 from rlvr.graders.extract import build_program
 from rlvr.graders.oracle import CodeOracle, OracleCache, OracleError
-from rlvr.graders.perf import perf_score
+from rlvr.graders.perf import PerfPlan, PerfResult, perf_score
+from rlvr.graders.properties import PropertyConfig, PropertyTests, record_counterexample
+from rlvr.graders.property_stateful import sandbox_source
 from rlvr.graders.syntax import SyntaxReport, analyze
 from rlvr.graders.typecheck import TypeChecker, TypeReport
 from rlvr.sandbox.pool import ExecResult, Job
@@ -58,12 +61,15 @@ class _Prepared:
     oracle: CodeOracle | None = None
     error: str | None = None
     started: float = 0.0
+    perf: ExecResult | None = None  # the growth-input run (tasks with a perf plan)
 
 
 class CodeGrader(Grader):
     """Options: `sandbox` ("local" | "docker" | a sandbox object), `jobs` (workers), `runtime`
     (docker runtime, e.g. "runsc"), `weights` (override the pack's), `types` (False skips the
-    type layer and gives it no weight), `timeout` (seconds per candidate)."""
+    type layer and gives it no weight), `timeout` (seconds per candidate), `properties` (False: no
+    generated hidden tests; a PropertyConfig to tune them), `counterexample_db` (a directory where
+    inputs that caught a program are recorded and replayed first by later graders)."""
 
     family = "code"
 
@@ -81,7 +87,15 @@ class CodeGrader(Grader):
             options.get("sandbox", "local"), options.get("jobs"), options.get("runtime")
         )
         self.type_checker = TypeChecker() if self.weights["types"] > 0 else None
-        self.oracles = OracleCache(extra_calls=options.get("extra_calls"))
+        self.counterexample_db = options.get("counterexample_db")
+        properties = options.get("properties", True)
+        generate: PropertyTests | None = None
+        if properties is not False:
+            config = properties if isinstance(properties, PropertyConfig) else PropertyConfig()
+            if self.counterexample_db is not None:
+                config = replace(config, counterexample_db=Path(self.counterexample_db))
+            generate = PropertyTests(config)
+        self.oracles = OracleCache(extra_calls=options.get("extra_calls"), generate=generate)
         self._reference_counts: dict[str, list[int | None]] = {}
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-types")
@@ -144,20 +158,50 @@ class CodeGrader(Grader):
         for task_id in needs_reference:
             item = next(p for p in runnable if p.task.id == task_id)
             assert item.oracle is not None
-            reference_jobs.append(self._job(item.task.hidden["reference"], item.oracle, item.task))
+            calls = item.oracle.calls + item.oracle.perf_calls  # the reference is measured on both
+            reference_jobs.append(self._job(item.task.hidden["reference"], item.oracle, item.task, calls))
+        growth: list[_Prepared] = []
         for item in runnable:
             assert item.oracle is not None
-            jobs.append(self._job(item.program, item.oracle, item.task))
-        results = self.sandbox.run_many(reference_jobs + jobs) if jobs else []
+            # with growth inputs, perf is measured there, so the test run needs no tracing
+            jobs.append(self._job(item.program, item.oracle, item.task, trace=not item.oracle.perf_calls))
+            if item.oracle.perf_calls:
+                growth.append(item)
+        perf_jobs = [self._job(p.program, p.oracle, p.task, p.oracle.perf_calls) for p in growth if p.oracle]
+        results = self.sandbox.run_many(reference_jobs + jobs + perf_jobs) if jobs else []
         with self._lock:
             for task_id, result in zip(needs_reference, results[: len(reference_jobs)], strict=True):
                 if result.status == "ok":
                     self._reference_counts[task_id] = list(result.counts)
-        return results[len(reference_jobs) :]
+        for item, result in zip(growth, results[len(reference_jobs) + len(jobs) :], strict=True):
+            item.perf = result
+        return results[len(reference_jobs) : len(reference_jobs) + len(jobs)]
 
-    def _job(self, source: str, oracle: CodeOracle, task: Task) -> Job:
+    def _job(
+        self, source: str, oracle: CodeOracle, task: Task, calls: list[Any] | None = None, trace: bool = True
+    ) -> Job:
         timeout = float(task.hidden.get("timeout") or self.timeout)
-        return Job(source=source, entry=oracle.entry_point, calls=oracle.calls, timeout=timeout, trace=True)
+        return Job(
+            source=sandbox_source(task, source),
+            entry=oracle.entry_point,
+            calls=oracle.calls if calls is None else calls,
+            timeout=timeout,
+            trace=trace,
+        )
+
+    def _perf(self, item: _Prepared, reference_counts: list[int | None], result: ExecResult) -> PerfResult:
+        oracle = item.oracle
+        assert oracle is not None
+        tests = len(oracle.calls)
+        if not oracle.perf_calls:
+            return perf_score(reference_counts[:tests], result.counts)
+        run = item.perf
+        if run is None or run.status != "ok":
+            detail = "the program did not finish the growth inputs" + (f" ({run.status})" if run else "")
+            return PerfResult(0.0, 0, 0, detail)
+        if not oracle.perf_agrees(run.outcomes):
+            return PerfResult(0.0, 0, 0, "wrong answer on a growth input")
+        return perf_score(reference_counts[tests:], run.counts, PerfPlan(oracle.perf_sizes))
 
     # ------------------------------------------------------------------ composition
     def _verdict(
@@ -204,13 +248,15 @@ class CodeGrader(Grader):
                     flags.append("forged_output")
                 if self.visible_feedback and outcome.counterexample:
                     feedback += f"; counterexample: {outcome.counterexample}"
+                if self.counterexample_db is not None and outcome.counterexample:
+                    record_counterexample(Path(self.counterexample_db), task.id, outcome.counterexample["input"])
 
         if outcome is not None and outcome.passed:
             reference_counts = self._reference_counts.get(task.id)
             if reference_counts is None:
                 errors.append("perf layer failed: the reference could not be measured")
             else:
-                perf = perf_score(reference_counts, result.counts)
+                perf = self._perf(item, reference_counts, result)
                 components["perf"] = Component(perf.score, 1.0, perf.detail)
 
         scores = {name: c.fraction for name, c in components.items()}

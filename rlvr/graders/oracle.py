@@ -127,7 +127,11 @@ class CodeOracle:
         hidden = task.hidden
         self.task_id = task.id
         self.entry_point: str = hidden["entry_point"]
-        namespace = _exec_trusted(hidden["reference"], f"reference:{task.id}")
+        driver = hidden.get("driver")  # stateful-class tasks: the sandbox calls a method driver
+        if driver:
+            self.entry_point = driver["entry"]
+        reference_source = hidden["reference"] + ("\n\n" + driver["source"] if driver else "")
+        namespace = _exec_trusted(reference_source, f"reference:{task.id}")
         reference = namespace.get(self.entry_point)
         if not callable(reference):
             raise OracleError(f"{task.id}: reference does not define {self.entry_point!r}")
@@ -140,6 +144,7 @@ class CodeOracle:
         self.agree: Comparator | None = None
         self.perf_calls: list[tuple[Any, ...]] = []
         self.perf_sizes: tuple[int, ...] = ()
+        self.perf_expected: list[Expected] = []
         if hidden.get("check"):
             check_namespace = dict(namespace)
             exec(compile(hidden["check"], f"<check:{task.id}>", "exec"), check_namespace)
@@ -161,6 +166,31 @@ class CodeOracle:
             self._add_call(tuple(args))
         self.perf_calls = [tuple(args) for args in tests.perf_calls]
         self.perf_sizes = tuple(tests.perf_sizes)
+        self.perf_expected = []
+        for args in self.perf_calls:
+            try:
+                self.perf_expected.append(Expected(value=self.reference(*copy.deepcopy(args))))
+            except Exception as exc:
+                self.perf_expected.append(Expected(raises=type(exc).__name__))
+
+    def perf_agrees(self, outcomes: Sequence[CallOutcome | None]) -> bool:
+        """Whether the candidate answered every growth input like the reference (a fast wrong
+        answer on big inputs earns no perf credit)."""
+        if len(outcomes) < len(self.perf_expected):
+            return False
+        for args, expected, outcome in zip(self.perf_calls, self.perf_expected, outcomes, strict=False):
+            if outcome is None or expected.raises is not None or not outcome.ok:
+                if not self._outcome_matches(expected, outcome):
+                    return False
+            elif self.agree is not None:
+                try:
+                    if not self.agree(copy.deepcopy(args), copy.deepcopy(expected.value), outcome.value):
+                        return False
+                except Exception:
+                    return False
+            elif not tolerant_agree(expected.value, outcome.value):
+                return False
+        return True
 
     def _matches(self, index: int, outcome: CallOutcome | None) -> bool:
         expected = self.expected[index]

@@ -14,6 +14,11 @@ copy), so pyright's content cache cannot skip work that real training would pay 
   dispatch         the driver's own cost per chunk: a trivial grader on 2 actors, 2,000 items sent
                    as chunks of 1 and of 32 (what the 1,000-worker design note sizes chunks by)
 
+Besides wall-clock throughput, each run records the CPU seconds spent per item by the actors'
+process trees plus the driver (`cpu_ms_per_item`): on a machine shared with other jobs the wall
+clock measures contention as much as the executor, while CPU per item shows whether the second
+worker adds work of its own.
+
 Usage: .venv/bin/python benchmarks/bench_ray.py [--copies 2] [--repeats 2] [--layers full no-types]
 Prints a JSON summary (and writes it to --out); RESULTS.md records the ratios.
 """
@@ -27,6 +32,8 @@ import statistics
 import time
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from rlvr.executors.ray_cluster import connect
 from rlvr.executors.ray_grader import RayGrader
@@ -72,6 +79,21 @@ def variants(references: list[str], tag: str, copies: int) -> list[str]:
     return [f"{ref}\n# {tag} copy {k}\n" for k in range(copies) for ref in references]
 
 
+def tree_cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds used so far by the actors and everything under them (zygotes, reaped candidate
+    forks via the zygote's children times, pyright)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            for process in [root, *root.children(recursive=True)]:
+                times = process.cpu_times()
+                total += times.user + times.system + times.children_user + times.children_system
+        except psutil.Error:
+            continue
+    return total
+
+
 def measure(
     pack: Any, workers: int, ids: list[str], references: list[str], tag: str, args: Any
 ) -> dict[str, Any]:
@@ -83,10 +105,13 @@ def measure(
         warm = grader.grade_many(ids, variants(references, f"{tag} warm-up", 1))
         items_ids = ids * args.copies
         completions = variants(references, tag, args.copies)
+        pids = grader.worker_pids()
         load_before = os.getloadavg()[0]
+        cpu_before = tree_cpu_seconds(pids) + time.process_time()
         started = time.perf_counter()
         verdicts = grader.grade_many(items_ids, completions)
         seconds = time.perf_counter() - started
+        cpu_seconds = tree_cpu_seconds(pids) + time.process_time() - cpu_before
         load_after = os.getloadavg()[0]
     finally:
         grader.close()
@@ -96,6 +121,7 @@ def measure(
         "items": len(verdicts),
         "seconds": round(seconds, 3),
         "items_per_second": round(len(verdicts) / seconds, 3),
+        "cpu_ms_per_item": round(1000 * cpu_seconds / len(verdicts), 3),
         "startup_seconds": round(startup, 3),
         "warmup_passed": sum(v.passed for v in warm),
         "not_passed": failed[:10],
@@ -134,16 +160,23 @@ def main() -> None:
             print(json.dumps(summary["dispatch"]), flush=True)
             continue
         by_workers: dict[int, list[float]] = {1: [], 2: []}
+        cpu_cost: dict[int, list[float]] = {1: [], 2: []}
         for repeat in range(args.repeats):
             for workers in (1, 2):
                 run = measure(pack, workers, ids, references, f"{layers} r{repeat} w{workers}", args)
                 run["layers"] = layers
                 summary["runs"].append(run)
                 by_workers[workers].append(run["items_per_second"])
+                cpu_cost[workers].append(run["cpu_ms_per_item"])
                 print(json.dumps(run), flush=True)
         one, two = statistics.median(by_workers[1]), statistics.median(by_workers[2])
         summary[f"{layers}_items_per_second"] = {"1": one, "2": two}
         summary[f"{layers}_speedup_2_over_1"] = round(two / one, 3)
+        # CPU per item, 2 workers over 1: ~1.0 means adding a worker adds no work of its own, so on
+        # otherwise idle cores the wall-clock speedup would approach 2 / this ratio.
+        cpu_one, cpu_two = statistics.median(cpu_cost[1]), statistics.median(cpu_cost[2])
+        summary[f"{layers}_cpu_ms_per_item"] = {"1": cpu_one, "2": cpu_two}
+        summary[f"{layers}_cpu_ratio_2_over_1"] = round(cpu_two / cpu_one, 3)
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=2))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -66,9 +67,16 @@ _WRAPPERS = [
     (r"\\infinity|∞", r"\\infty "),
     (r"\s+(?:or|\\lor|\\vee)\s+", r" \\lor "),
     (r"\s+(?:and|\\land|\\wedge)\s+", r" \\land "),
+    (r"\\varnothing|∅|\\\{\s*\\\}", r"\\emptyset"),
+    (r"\\mathbb\s*\{?R\}?|ℝ", r"(-\\infty, \\infty)"),
+    (r"\\\$|(?<=\d)\s*\\\$", ""),
     (r"\\lbrace|\\lbrack", "{"),
     (r"\\rbrace|\\rbrack", "}"),
 ]
+# a unit after a number: `5 \\text{ cm}^2`, `10 dollars` (only when the rest is words)
+_UNIT_TEXT = re.compile(r"(\d)\s*\\(?:text|mathrm|mbox)\s*\{\s*[A-Za-z][A-Za-z .]*\}(?:\^\{?\d\}?)?\s*$")
+_UNIT_WORDS = re.compile(r"^(-?\d[\d.,]*)\s+[A-Za-z]{2,}(?:\s+[A-Za-z]+)*(?:\^\{?\d\}?)?$")
+_REPEATING = re.compile(r"^(-?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}$")
 _TEXT_COMMAND = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit|mbox|operatorname)\s*\{([^{}]*)\}")
 _INFINITY_WORD = re.compile(r"(?<![A-Za-z\\])(?:oo|inf|infinity|infty)(?![A-Za-z])", re.IGNORECASE)
 _THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
@@ -83,6 +91,7 @@ def normalise(answer: str) -> str:
     for outer in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
         if text.startswith(outer[0]) and text.endswith(outer[1]) and len(text) > len(outer[0]) * 2:
             text = text[len(outer[0]) : -len(outer[1])].strip()
+    text = _UNIT_TEXT.sub(r"\1", text)
     for _ in range(3):
         text = _TEXT_COMMAND.sub(r"\1", text)
     for pattern, replacement in _WRAPPERS:
@@ -94,7 +103,20 @@ def normalise(answer: str) -> str:
     scientific = _SCIENTIFIC.match(text)
     if scientific:
         text = f"{scientific.group(1)}\\times 10^{{{scientific.group(2)}}}"
+    text = _UNIT_WORDS.sub(r"\1", text)
+    repeating = _REPEATING.match(text)
+    if repeating:
+        text = _repeating_to_fraction(*repeating.groups())
     return text
+
+
+def _repeating_to_fraction(sign: str, whole: str, fixed: str, period: str) -> str:
+    """`0.1\\overline{6}` -> `\\frac{1}{6}` (exact)."""
+    value = Fraction(int(whole or "0")) + Fraction(
+        int(fixed + period) - int(fixed or "0"), 10 ** len(fixed) * (10 ** len(period) - 1)
+    )
+    value = -value if sign else value
+    return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
 
 
 def _is_text_answer(text: str) -> bool:
@@ -176,7 +198,7 @@ def shape_of(text: str) -> Shape:
 # ---------------------------------------------------------------- parsing
 
 _LATEX_CONFIG = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
-_SYMBOL_EQUATION = re.compile(r"^\s*([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*(.+)$")
+_SYMBOL_EQUATION = re.compile(r"^\s*([A-Za-z](?:_\{?\w+\}?)?)\s*(?:=|\\in)\s*(.+)$")
 
 
 def parse_expression(text: str) -> Any:
@@ -378,6 +400,24 @@ def structurally_equal(candidate: str, reference: str, tolerance: Tolerance | No
     return True
 
 
+_DECIMAL = re.compile(r"\d\.\d|\\overline")
+
+
+def _math_verify_may_override(candidate: str, reference: str) -> bool:
+    """Whether math-verify may turn a structural "not equal" into "equal". Not where its known false positives
+    live: decimals (it rounds to 6 places, exactness is the rule without a tolerance), sets against ordered
+    collections (it reads `(1, 2)` as an interval that may equal `{1, 2}`) and lists of different lengths
+    (it collapses `1, 2, 2` into `{1, 2}`)."""
+    if _DECIMAL.search(candidate) or _DECIMAL.search(reference):
+        return False
+    shapes = shape_of(candidate), shape_of(reference)
+    kinds = {shape.kind for shape in shapes}
+    if "set" in kinds and kinds & {"tuple", "list_ordered", "interval"}:
+        return False
+    collections = [shape for shape in shapes if shape.kind in ("set", "list")]
+    return not (len(collections) == 2 and len(collections[0].items) != len(collections[1].items))
+
+
 def math_verify_equal(candidate: str, reference: str) -> bool:
     gold = parse(f"${reference}$", parsing_timeout=None)  # type: ignore[arg-type]
     answer = parse(f"${candidate}$", parsing_timeout=None)  # type: ignore[arg-type]
@@ -397,9 +437,14 @@ def equivalent(candidate: str, reference: str, tolerance: Tolerance | None = Non
             return choice_c.group(1).upper() == choice_r.group(1).upper(), "choice"
         return _text_key(c) == _text_key(r), "text"
     try:
-        return structurally_equal(c, r, tolerance), "structural"
+        if structurally_equal(c, r, tolerance):
+            return True, "structural"
+        decided = True
     except (Undecided, TypeError, ValueError, AttributeError, NotImplementedError, RecursionError):
-        pass
+        decided = False
     if tolerance is not None:
-        return False, "unparsed (tolerance needs numbers)"
+        return False, "structural" if decided else "unparsed (tolerance needs numbers)"
+    if decided and not _math_verify_may_override(c, r):
+        return False, "structural"
+    # a notation the structural parser may have misread: math-verify gets a second look
     return math_verify_equal(c, r), "math-verify"

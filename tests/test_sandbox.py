@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from adversarial.corpus import descendants, stray_processes
+from adversarial.isolation import namespaced_sandbox
 
 from rlvr.sandbox import Job, LocalSandbox, SandboxUnavailable, make_sandbox
 from rlvr.sandbox.pool import DEGRADED_FLAG, ProcessWorker
@@ -42,7 +43,7 @@ def probe(what):
 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[LocalSandbox]:
-    sandbox = LocalSandbox(2, isolation="namespaces")
+    sandbox = namespaced_sandbox(2)
     yield sandbox
     sandbox.close()
 
@@ -141,7 +142,7 @@ def test_make_sandbox_names() -> None:
 def test_sigkill_of_a_worker_mid_batch_is_flagged_and_recovered() -> None:
     slow = Job("import time\ndef f(x):\n    time.sleep(0.5)\n    return x\n", "f", [(1,)], timeout=5)
     fast = Job("def f(x):\n    return x\n", "f", [(2,)], timeout=5)
-    with LocalSandbox(2, isolation="namespaces") as sandbox:
+    with namespaced_sandbox(2) as sandbox:
         victims = [w.pid for w in sandbox.workers if isinstance(w, ProcessWorker)]
         import threading
 
@@ -172,7 +173,7 @@ def test_sigkill_of_a_worker_mid_batch_is_flagged_and_recovered() -> None:
 
 def test_closing_the_pool_leaves_nothing() -> None:
     before = descendants(os.getpid())
-    sandbox = LocalSandbox(2, isolation="namespaces")
+    sandbox = namespaced_sandbox(2)
     sandbox.run_many([Job("def f():\n    return 1\n", "f", [()])] * 4)
     sandbox.close()
     deadline = time.monotonic() + 5
@@ -209,7 +210,7 @@ def test_zygote_keeps_no_job_or_result_after_a_run() -> None:
     result_marker = "result-" + secrets.token_hex(12)
     argument = result_marker[::-1]
     source = f"def f(x):\n    return x[::-1]  # {source_marker}\n"
-    with LocalSandbox(1, isolation="namespaces") as sandbox:
+    with namespaced_sandbox(1) as sandbox:
         result = sandbox.run(Job(source, "f", [(argument,)], timeout=5))
         assert result.status == "ok" and result.outcomes[0] is not None
         assert result.outcomes[0].value == result_marker

@@ -21,6 +21,7 @@ from adversarial.corpus import (
     stray_processes,
 )
 from adversarial.docker_support import require_docker
+from adversarial.isolation import namespaced_sandbox
 from adversarial.poisoning import AFTER_POISON, POISONS
 
 from rlvr.sandbox import LocalSandbox, make_sandbox
@@ -38,7 +39,7 @@ def probe(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostProbe]:
 
 @pytest.fixture(scope="module")
 def local_pool() -> Iterator[LocalSandbox]:
-    pool = LocalSandbox(2, isolation="namespaces")
+    pool = namespaced_sandbox(2)
     yield pool
     pool.close()
 
@@ -114,7 +115,7 @@ def test_hostile_case_local(local_pool: LocalSandbox, probe: HostProbe, case: Ca
 @pytest.mark.parametrize("poison", sorted(POISONS))
 def test_warm_worker_poisoning_does_not_carry_over(poison: str) -> None:
     task = TASKS["add"]
-    with LocalSandbox(1, isolation="namespaces") as pool:
+    with namespaced_sandbox(1) as pool:
         poisoned = pool.run(job_for(task, POISONS[poison]))
         after = pool.run(job_for(task, AFTER_POISON))
     assert not credited(poisoned, task)

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from adversarial.isolation import namespaced_sandbox
 from adversarial.soak import soak
+
+
+@pytest.fixture(autouse=True)
+def needs_namespaces() -> None:
+    namespaced_sandbox(1).close()
 
 
 def test_soak_small() -> None:

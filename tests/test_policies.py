@@ -61,6 +61,15 @@ def build_tiny_model(directory: Path, *, chat: bool) -> Path:
     return directory
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread() -> Iterator[None]:
+    """On a shared 2-core machine, two spinning OpenMP threads make a tiny model ~30x slower."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_model(tmp_path_factory.mktemp("tiny-model"), chat=True)

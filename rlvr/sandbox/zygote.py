@@ -457,22 +457,42 @@ def become_subreaper():
         pass
 
 
-def read_into(fd, size):
-    """Exactly `size` bytes from fd into one new bytearray (no intermediate bytes objects to linger)."""
-    buffer = bytearray(size)
+class Buffers:
+    """The zygote's only copies of a job and of a child's output: two reusable buffers, wiped (from a
+    preallocated block of zeros, so wiping allocates nothing) as soon as each use ends."""
+
+    job = bytearray()
+    output = bytearray()
+    zeros = b""
+
+    @classmethod
+    def get(cls, name, size):
+        buffer = getattr(cls, name)
+        if len(buffer) < size:  # the old buffer was wiped after its last use
+            buffer = bytearray(size)
+            setattr(cls, name, buffer)
+            if len(cls.zeros) < size:
+                cls.zeros = bytes(size)
+        return buffer
+
+    @classmethod
+    def wipe(cls, buffer, size):
+        memoryview(buffer)[:size] = memoryview(cls.zeros)[:size]
+
+
+def read_job(fd, size):
+    """Exactly `size` bytes from fd into the job buffer (no intermediate bytes objects to linger)."""
+    buffer = Buffers.get("job", size)
     view = memoryview(buffer)
     got = 0
     while got < size:
-        count = os.readv(fd, [view[got:]])
+        count = os.readv(fd, [view[got:size]])
         if not count:
+            Buffers.wipe(buffer, got)
             raise EOFError
         got += count
     view.release()
     return buffer
-
-
-def wipe(buffer):
-    buffer[:] = bytes(len(buffer))
 
 
 def write_all(fd, data):
@@ -481,8 +501,9 @@ def write_all(fd, data):
         view = view[os.write(fd, view) :]
 
 
-def supervise(header, job):
-    """Fork a child for the job (raw JSON bytes), wipe the job, collect the child's raw output."""
+def supervise(header, job, job_size):
+    """Fork a child for the job (raw JSON bytes), wipe the job, collect the child's raw output into
+    the output buffer; returns (summary, output size)."""
     started = time.monotonic()
     timeout = float(header["timeout"])
     max_output = int(header.get("max_output", 1 << 20))
@@ -493,41 +514,42 @@ def supervise(header, job):
         os.close(rfd)
         try:
             os.setsid()
-            request = json.loads(job)
+            request = json.loads(bytes(job[:job_size]))
             request["timeout"] = timeout
-            wipe(job)
+            Buffers.wipe(job, job_size)
             run_candidate(request, token, wfd)
         finally:
             os._exit(0)
-    wipe(job)
+    Buffers.wipe(job, job_size)
     os.close(wfd)
-    output = bytearray(max_output + 1)
-    view = memoryview(output)
+    view = memoryview(Buffers.get("output", max_output + 1))[: max_output + 1]
     total = 0
     status = None
     deadline = started + timeout
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            status = "timeout"
-            break
-        ready, _, _ = select.select([rfd], [], [], remaining)
-        if not ready:
-            status = "timeout"
-            break
-        count = os.readv(rfd, [view[total:]])
-        if not count:
-            break
-        total += count
-        if total > max_output:
-            status = "output_limit"
-            break
-    view.release()
-    for target in (-pid, pid):
-        try:
-            os.kill(target, signal.SIGKILL)
-        except OSError:
-            pass
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                status = "timeout"
+                break
+            ready, _, _ = select.select([rfd], [], [], remaining)
+            if not ready:
+                status = "timeout"
+                break
+            count = os.readv(rfd, [view[total:]])
+            if not count:
+                break
+            total += count
+            if total > max_output:
+                status = "output_limit"
+                break
+    finally:
+        view.release()
+        for target in (-pid, pid):
+            try:
+                os.kill(target, signal.SIGKILL)
+            except OSError:
+                pass
     exit_status = None
     try:
         _, raw = os.waitpid(pid, 0)
@@ -537,7 +559,7 @@ def supervise(header, job):
     os.close(rfd)
     reap_strays(os.getpid())
     summary = {"status": status, "exit": exit_status, "wall": time.monotonic() - started, "token": token}
-    return summary, output, min(total, max_output)
+    return summary, total
 
 
 def main():
@@ -546,6 +568,8 @@ def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     import gc
 
+    Buffers.get("job", 1 << 16)
+    Buffers.get("output", (1 << 20) + 1)
     gc.collect()
     gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork
     while True:
@@ -554,14 +578,16 @@ def main():
             if header.get("op") == "ping":
                 write_message(1, {"status": "pong", "pid": os.getpid()})
                 continue
-            job = read_into(0, int(header["size"]))
+            job_size = int(header["size"])
+            job = read_job(0, job_size)
         except EOFError:
             return
-        output, size = bytearray(), 0
+        size = 0
         try:
-            summary, output, size = supervise(header, job)
+            summary, size = supervise(header, job, job_size)
         except Exception as exc:  # the zygote keeps serving; the grader flags the verdict
-            wipe(job)
+            Buffers.wipe(job, job_size)
+            Buffers.wipe(Buffers.output, len(Buffers.output))
             summary = {
                 "status": "sandbox_error",
                 "exit": None,
@@ -569,10 +595,12 @@ def main():
                 "token": "",
                 "detail": type(exc).__name__ + ": " + str(exc)[:200],
             }
+        output = Buffers.output
+        size = min(size, int(header.get("max_output", 1 << 20)))
         write_message(1, summary)
         write_all(1, struct.pack(">I", size))
         write_all(1, memoryview(output)[:size])
-        wipe(output)
+        Buffers.wipe(output, size + 1)
 
 
 if __name__ == "__main__":

@@ -124,9 +124,11 @@ def test_code_pyright_would_skip_costs_an_error(checker: CountingChecker) -> Non
         "from typing import no_type_check\n\n\n@no_type_check\ndef f(x: int) -> str:\n    return x + 1\n",
         "from typing import TYPE_CHECKING\n\nif not TYPE_CHECKING:\n    y: int = 'a'\n",
         "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from os import PathLike\n",
+        "exec('x: int = \"a\"')\n",
+        "np = __import__('numpy')\n",
     ]
     reports = checker.check_many(sources)
-    assert [r.errors for r in reports] == [1, 1, 0]
+    assert [r.errors for r in reports] == [1, 1, 0, 1, 1]
     assert "no_type_check" in reports[0].messages[0]
     assert "TYPE_CHECKING" in reports[1].messages[0]
 

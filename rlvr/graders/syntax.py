@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ _SUPPRESSION = re.compile(
 
 _DYNAMIC_IMPORTERS = frozenset({"__import__", "import_module"})
 _NO_TYPE_CHECK = frozenset({"no_type_check", "no_type_check_decorator"})
+_CODE_RUNNERS = frozenset({"exec", "eval", "compile"})
 
 
 @dataclass(frozen=True)
@@ -163,20 +165,47 @@ def _comment_spans(encoded: bytes) -> list[tuple[int, int]]:
 
 
 def type_check_evasions(source: str) -> list[tuple[int, str]]:
-    """Constructs that make pyright skip code which still runs, so a type error there would cost
-    nothing: `@no_type_check` (any reference outside an import), and `if TYPE_CHECKING` tests
-    whose runtime branch (`if not TYPE_CHECKING:`, or an `else`/`elif`) pyright treats as unreachable.
+    """Constructs that hide running code or imports from pyright, so a type error or a missing module
+    there would cost nothing:
+    - `@no_type_check` (any reference outside an import);
+    - `if TYPE_CHECKING` tests whose runtime branch (`if not TYPE_CHECKING:`, or an `else`/`elif`)
+      pyright treats as unreachable;
+    - `exec`/`eval`/`compile` of a string literal: code written as a string is never type-checked
+      (computed strings, as in an expression evaluator, are not charged);
+    - `__import__("m")` / `import_module("m")` of a module outside the standard library, which pyright
+      does not resolve the way it resolves `import m`.
     Returns (1-based line, description) pairs; the types layer charges one error for each."""
     encoded = _python_line_breaks(source.encode("utf-8", "surrogatepass"))
     found: list[tuple[int, str]] = []
     for node in _nodes(_parse(encoded)):
+        line = node.start_point[0] + 1
         if node.type == "identifier" and _text(node) in _NO_TYPE_CHECK and not _inside_import(node):
-            found.append((node.start_point[0] + 1, f"{_text(node)} hides code from the type checker"))
+            found.append((line, f"{_text(node)} hides code from the type checker"))
         elif node.type == "if_statement" and _hides_runtime_branch(node):
-            found.append(
-                (node.start_point[0] + 1, "TYPE_CHECKING test hides runtime code from the type checker")
-            )
+            found.append((line, "TYPE_CHECKING test hides runtime code from the type checker"))
+        elif node.type == "call":
+            module = _dynamic_import(node)
+            if module is not None and module.split(".")[0] not in sys.stdlib_module_names:
+                found.append((line, f'dynamic import of "{module}", which is not in the standard library'))
+            elif _runs_literal_code(node):
+                found.append((line, "code in a string literal is never type-checked"))
     return found
+
+
+def _runs_literal_code(call: Node) -> bool:
+    function = call.child_by_field_name("function")
+    arguments = call.child_by_field_name("arguments")
+    if function is None or arguments is None:
+        return False
+    if function.type == "attribute":  # `builtins.exec(...)`, but not `re.compile(...)`
+        owner = function.child_by_field_name("object")
+        if owner is None or _text(owner) not in ("builtins", "__builtins__"):
+            return False
+        function = function.child_by_field_name("attribute")
+    if function is None or _text(function) not in _CODE_RUNNERS:
+        return False
+    first = next((child for child in arguments.named_children if child.type != "comment"), None)
+    return first is not None and first.type in ("string", "concatenated_string")
 
 
 def _inside_import(node: Node) -> bool:

@@ -14,7 +14,8 @@ nothing is downloaded at run time. If the bundle is absent, construction fails l
 Imports resolve against typeshed's stdlib only: pyright is pointed at an empty virtualenv instead of
 the grader's site-packages, and "stubs found but no source" (typeshed's third-party stubs) is raised
 to an error, so an import the sandbox cannot satisfy (`import numpy`) costs type credit.
-Code pyright would skip although it runs (`@no_type_check`, `if not TYPE_CHECKING:`) costs one error each.
+Constructs that hide running code or imports from pyright (`@no_type_check`, `if not TYPE_CHECKING:`,
+`exec` of a string literal, `__import__("numpy")`; see `syntax.type_check_evasions`) cost one error each.
 """
 
 from __future__ import annotations

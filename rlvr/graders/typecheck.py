@@ -350,7 +350,7 @@ class _ServerEngine:
     once the document is fully checked) and closed. The server is restarted after a timeout or crash,
     and recycled every RECYCLE_DOCUMENTS documents to bound its memory."""
 
-    RECYCLE_DOCUMENTS = 5_000  # its heap grows ~100 MB per 1312 documents; a restart costs ~1 s
+    RECYCLE_DOCUMENTS: int = 5_000  # its heap grows ~100 MB per 1312 documents; a restart costs ~1 s
     _SEVERITY: dict[object, str] = {1: "error", 2: "warning"}
 
     def __init__(self, bundle: PyrightBundle, config: dict[str, Any], home: Path, timeout: float) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from adversarial.corpus import descendants, stray_processes
+from adversarial.corpus import descendants, process_table, stray_processes
 from adversarial.isolation import namespaced_sandbox
 
 from rlvr.sandbox import Job, LocalSandbox, SandboxUnavailable, make_sandbox
@@ -139,7 +139,8 @@ def test_make_sandbox_names() -> None:
         make_sandbox("local", runtime="runsc")
 
 
-def test_sigkill_of_a_worker_mid_batch_is_flagged_and_recovered() -> None:
+@pytest.mark.parametrize("target", ["launcher", "zygote"])
+def test_sigkill_of_a_worker_mid_batch_is_flagged_and_recovered(target: str) -> None:
     slow = Job("import time\ndef f(x):\n    time.sleep(0.5)\n    return x\n", "f", [(1,)], timeout=5)
     fast = Job("def f(x):\n    return x\n", "f", [(2,)], timeout=5)
     with namespaced_sandbox(2) as sandbox:
@@ -149,8 +150,11 @@ def test_sigkill_of_a_worker_mid_batch_is_flagged_and_recovered() -> None:
         def kill_soon() -> None:
             time.sleep(0.2)
             for pid in victims:
-                if pid is not None:
-                    os.kill(pid, signal.SIGKILL)
+                assert pid is not None
+                table = process_table()
+                zygotes = [child for child, parent in table.items() if parent == pid]
+                for victim in [pid] if target == "launcher" else zygotes:
+                    os.kill(victim, signal.SIGKILL)
 
         killer = threading.Thread(target=kill_soon)
         killer.start()

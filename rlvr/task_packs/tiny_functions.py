@@ -5,15 +5,16 @@ Each task is a typed function header plus docstring; the answer is its one-line 
 completion continues the prompt). Families combine a *shape* (compare a number, count matching
 list items, ...) with a *relation word* ("at least" -> `>=`) and a constant.
 
-Held-out split ("test") = templates never trained on: shape/word combinations whose parts appear
-in training only separately (e.g. "count the numbers that are at least k": training has "at least"
-only in `compare`, and `count_if` only with other words). No train task shares a template with a
-test task.
+Held-out split ("test") = templates never trained on: one shape/word combination per shape
+(e.g. "count the numbers that are at least k"), whose parts appear in training only in other
+combinations ("at least" in compare/filter/any/all; count_if with the other words). No train task
+shares a template with a test task.
 
-The teacher (`sft_examples`) writes bodies for *training* templates only and, at `bug_rate`,
-makes one of four ordinary mistakes (forgotten `return`, off-by-one constant or sibling
-operator, wrong variable name, unclosed bracket). A model imitating it is right only part of the
-time; the grader's reward is what can tell the mistakes apart.
+The teacher (`sft_examples`) writes bodies for *training* templates only. It has a systematic
+misconception (inclusive bounds written as strict ones: "at least k" -> `> k`, more often than
+not) and, at `bug_rate`, makes one of four ordinary mistakes (forgotten `return`, off-by-one
+constant or sibling operator, wrong variable name, unclosed bracket). A model imitating it is
+often wrong, greedy decoding included; only the grader's reward tells the mistakes apart.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ TEMPLATES = (
         "Return True if {a} is {w} {k}.",
         "{a} {op} {k}",
         RELATIONS,
-        tuple(RELATIONS),
+        ("greater than", "less than", "at least", "at most"),
         tuple(range(10)),
     ),
     Template(
@@ -119,7 +120,7 @@ TEMPLATES = (
         "Return how many numbers in {a} are {w} {k}.",
         "sum(1 for v in {a} if v {op} {k})",
         RELATIONS,
-        ("greater than", "less than", "equal to"),
+        ("greater than", "less than", "at most", "equal to"),
         tuple(range(10)),
     ),
     Template(
@@ -130,7 +131,29 @@ TEMPLATES = (
         "Return the numbers in {a} that are {w} {k}.",
         "[v for v in {a} if v {op} {k}]",
         RELATIONS,
-        ("greater than", "less than", "equal to"),
+        ("greater than", "less than", "at least", "equal to"),
+        tuple(range(10)),
+    ),
+    Template(
+        "any",
+        3,
+        "list",
+        "bool",
+        "Return True if any number in {a} is {w} {k}.",
+        "any(v {op} {k} for v in {a})",
+        RELATIONS,
+        ("less than", "at least", "at most", "equal to"),
+        tuple(range(10)),
+    ),
+    Template(
+        "all",
+        3,
+        "list",
+        "bool",
+        "Return True if every number in {a} is {w} {k}.",
+        "all(v {op} {k} for v in {a})",
+        RELATIONS,
+        ("greater than", "at least", "at most", "equal to"),
         tuple(range(10)),
     ),
     Template(
@@ -145,6 +168,9 @@ TEMPLATES = (
         tuple(range(1, 10)),
     ),
 )
+
+# The teacher's systematic misconception: inclusive bounds written as strict ones.
+MISCONCEPTIONS = {">=": ">", "<=": "<"}
 
 
 @dataclass(frozen=True)
@@ -254,9 +280,13 @@ def buggy_answer(instance: Instance, bug: str) -> str:
     raise ValueError(f"unknown bug {bug!r}; choose from {BUGS}")
 
 
-def sft_examples(count: int, seed: int = 0, bug_rate: float = 0.5) -> list[tuple[str, str]]:
+def sft_examples(
+    count: int, seed: int = 0, bug_rate: float = 0.3, misconception_rate: float = 0.6
+) -> list[tuple[str, str]]:
     """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
-    function names drawn at random (so the model learns to copy them)."""
+    function names drawn at random (so the model learns to copy them). The teacher writes an
+    inclusive bound ("at least"/"at most") as a strict one at `misconception_rate`, and makes one
+    of the ordinary mistakes at `bug_rate`."""
     rng = random.Random(seed)
     train = instances("train")
     out = []
@@ -269,7 +299,12 @@ def sft_examples(count: int, seed: int = 0, bug_rate: float = 0.5) -> list[tuple
             rng.choice(ARGUMENT_NAMES[base.template.kind]),
             rng.choice(FUNCTION_NAMES),
         )
-        body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()
+        if rng.random() < bug_rate:
+            body = buggy_answer(instance, rng.choice(BUGS))
+        elif instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
+            body = f"    return {instance.expression(operator=MISCONCEPTIONS[instance.operator])}\n"
+        else:
+            body = instance.answer()
         out.append((instance.prompt(), body))
     return out
 
@@ -288,5 +323,5 @@ class TinyFunctionsPack(TaskPack):
             for instance in instances(split):
                 yield to_task(instance, split)
 
-    def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.5) -> list[tuple[str, str]]:
+    def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.3) -> list[tuple[str, str]]:
         return sft_examples(count, seed, bug_rate)

@@ -33,11 +33,13 @@ class ModelConfig:
 
 @dataclass
 class SFTConfig:
-    steps: int = -1  # -1: 250 for the built-in tiny model, 0 for a model path
+    steps: int = -1  # -1: 500 for the built-in tiny model, 0 for a model path
     examples: int = 6000
     batch_size: int = 32
     learning_rate: float = 3e-3
-    bug_rate: float = 0.55  # the teacher's mistake rate (packs with a teacher, e.g. tiny-functions)
+    bug_rate: float = (
+        0.3  # the teacher's rate of ordinary mistakes (packs with a teacher, e.g. tiny-functions)
+    )
 
 
 @dataclass
@@ -79,7 +81,7 @@ class RunConfig:
     eval_max_tasks: int = 0  # 0 = every held-out task
     grader_jobs: int = 0  # sandbox workers; 0 = one per core
     grader_types: bool = True  # run the type-checker layer
-    threads: int = 0  # torch CPU threads; 0 = torch's default
+    threads: int = 1  # torch CPU threads (tiny matrices gain nothing from more); 0 = torch's default
 
 
 @dataclass
@@ -96,7 +98,7 @@ class TrainConfig:
     def sft_steps(self) -> int:
         if self.sft.steps >= 0:
             return self.sft.steps
-        return 250 if not self.model.path else 0
+        return 500 if not self.model.path else 0
 
 
 SECTIONS = {f.name: f for f in fields(TrainConfig)}

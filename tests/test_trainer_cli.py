@@ -1,0 +1,159 @@
+"""`rlvr train`: bad input is refused before any work starts; a tiny end-to-end run writes the
+run directory; a SIGKILLed run resumes with every metric step exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rlvr.cli import main
+from rlvr.trainer.config import ConfigError, build_config, parse_assignment
+
+# A run small enough for a unit test: a 1-layer model, a few SFT steps, two GRPO steps.
+TINY = [
+    "model.tiny_layers=1",
+    "model.tiny_hidden=32",
+    "model.tiny_heads=2",
+    "sft.steps=3",
+    "sft.examples=64",
+    "grpo.steps=3",
+    "grpo.tasks_per_step=2",
+    "grpo.group_size=2",
+    "grpo.group_size_max=3",
+    "grpo.max_new_tokens=8",
+    "run.eval_max_tasks=2",
+    "run.eval_samples=1",
+    "run.grader_types=false",
+    "run.checkpoint_every=1",
+]
+
+
+def cli_args(*extra: str) -> list[str]:
+    out: list[str] = []
+    for item in [*TINY, *extra]:
+        out += ["--set", item]
+    return out
+
+
+def test_unknown_setting_names_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--out", str(tmp_path / "run"), "--set", "grpo.stepz=3"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown setting in [grpo] 'stepz'" in err and "did you mean 'steps'" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_bad_values_are_all_reported(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text('[grpo]\nloss_type = "ppo"\nepsilon_low = 1.5\ngroup_size = 1\n')
+    with pytest.raises(ConfigError) as info:
+        build_config(config)
+    message = str(info.value)
+    assert "loss_type must be one of grpo, bnpo, dapo, dr_grpo" in message
+    assert "epsilon_low" in message and "group_size must be >= 2" in message
+
+
+def test_wrong_type_and_bad_toml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"\[grpo\] steps must be an integer"):
+        build_config(None, ["grpo.steps='ten'"])
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[grpo\nsteps = 3")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        build_config(broken)
+    with pytest.raises(ConfigError, match="does not exist"):
+        build_config(tmp_path / "missing.toml")
+    with pytest.raises(ConfigError, match="SECTION.KEY=VALUE"):
+        parse_assignment("steps=3")
+
+
+def test_missing_model_path_and_unknown_pack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train", "--out", str(tmp_path / "a"), "--model", str(tmp_path / "nope")]) == 2
+    assert "does not exist; pass a local Hugging Face model directory" in capsys.readouterr().err
+    not_a_model = tmp_path / "empty"
+    not_a_model.mkdir()
+    assert main(["train", "--out", str(tmp_path / "b"), "--model", str(not_a_model)]) == 2
+    assert "no config.json" in capsys.readouterr().err
+    assert main(["train", "--out", str(tmp_path / "c"), "--pack", "tiny-functionz"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown pack 'tiny-functionz'" in err and "tiny-functions" in err
+    assert not any((tmp_path / name).exists() for name in "abc")
+
+
+def test_pack_without_teacher_needs_a_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["train", "--out", str(tmp_path / "r"), "--pack", "humaneval", "--set", "run.train_split=test"])
+        == 2
+    )
+    assert "no warm-start teacher" in capsys.readouterr().err
+
+
+def test_existing_run_directory_is_not_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text("{}")
+    assert main(["train", "--out", str(run)]) == 2
+    assert f"--resume {run}" in capsys.readouterr().err
+
+
+def run_cli(*args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rlvr", "train", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "TQDM_DISABLE": "1"},
+    )
+
+
+def test_tiny_run_writes_the_run_directory(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    process = run_cli("--out", str(out), *cli_args())
+    output = process.communicate(timeout=400)[0].decode()
+    assert process.returncode == 0, output
+    summary = json.loads((out / "summary.json").read_text())
+    for when in ("before", "after"):
+        assert set(summary["heldout"][when]) >= {"pass_rate", "mean_reward", "greedy"}
+        assert 0.0 <= summary["heldout"][when]["pass_rate"] <= 1.0
+    assert summary["steps"] == 3 and summary["wall_seconds"] > 0
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records] == [1, 2, 3]
+    for key in (
+        "reward_mean",
+        "pass_rate",
+        "zero_std_group_fraction",
+        "clip_ratio/low",
+        "entropy",
+        "distinct_2",
+    ):
+        assert key in records[0]
+    assert (out / "plots" / "overview.png").stat().st_size > 0
+    assert "held-out pass rate" in output
+
+
+def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    metrics = out / "metrics.jsonl"
+    process = run_cli("--out", str(out), *cli_args("grpo.steps=6", "run.checkpoint_every=2"))
+    deadline = time.monotonic() + 400
+    while time.monotonic() < deadline and process.poll() is None:
+        if metrics.exists() and metrics.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.2)
+    assert process.poll() is None, process.communicate()[0].decode()
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert metrics.read_text().count("\n") >= 3
+    resumed = run_cli("--resume", str(out))
+    output = resumed.communicate(timeout=400)[0].decode()
+    assert resumed.returncode == 0, output
+    assert "resuming" in output
+    steps = [json.loads(line)["step"] for line in metrics.read_text().splitlines()]
+    assert steps == [1, 2, 3, 4, 5, 6]
+    assert json.loads((out / "summary.json").read_text())["steps"] == 6

@@ -1,0 +1,62 @@
+"""The tiny-functions pack: every reference passes its own grader, held-out templates never occur
+in training, and the warm-start teacher only writes training templates."""
+
+from __future__ import annotations
+
+import pytest
+
+from rlvr.graders.base import make_grader
+from rlvr.task_packs.registry import load_pack
+from rlvr.task_packs.tiny_functions import BUGS, TinyFunctionsPack, buggy_answer, instances, sft_examples
+
+
+def test_splits_share_no_template() -> None:
+    pack = load_pack("tiny-functions")
+    assert isinstance(pack, TinyFunctionsPack)
+    train = {(t.meta["template"], t.meta["word"]) for t in pack.tasks("train")}
+    test = {(t.meta["template"], t.meta["word"]) for t in pack.tasks("test")}
+    assert train and test and not train & test
+    train_words = {word for _, word in train}
+    assert {word for _, word in test} <= train_words  # held-out = new combinations of known parts
+    assert all(t.id == pack.get(t.id).id for t in pack.tasks())
+
+
+def test_teacher_writes_training_templates_only() -> None:
+    test_prompts = {i.prompt() for i in instances("test")}
+    docstrings = {p.split('"""')[1] for p in test_prompts}
+    for prompt, _ in sft_examples(400, seed=3):
+        assert prompt.split('"""')[1] not in docstrings
+
+
+def test_teacher_is_noisy_with_a_misconception() -> None:
+    pairs = sft_examples(2000, seed=1, bug_rate=0.3)
+    inclusive = [body for prompt, body in pairs if "at least" in prompt]
+    strict = sum(" > " in body for body in inclusive)
+    assert 0.3 < strict / len(inclusive) < 0.6  # the misconception: "at least" written as ">"
+    assert 0 < sum("return" not in body for _, body in pairs) < len(pairs) * 0.2
+
+
+@pytest.fixture(scope="module")
+def grader():  # type: ignore[no-untyped-def]
+    pack = load_pack("tiny-functions")
+    with make_grader(pack, types=False) as g:
+        yield g
+
+
+def test_references_pass_and_bugs_fail(grader) -> None:  # type: ignore[no-untyped-def]
+    pack = grader.pack
+    tasks = pack.tasks()
+    verdicts = grader.grade_many(
+        [t.id for t in tasks], [t.hidden["reference"][len(t.prompt) :] for t in tasks]
+    )
+    assert all(v.passed and v.error is None for v in verdicts), [
+        v.to_json() for v in verdicts if not v.passed
+    ][:3]
+    sample = instances("train")[::40]
+    ids, bodies = [], []
+    for instance in sample:
+        task = next(t for t in tasks if t.prompt == instance.prompt())
+        for bug in BUGS:
+            ids.append(task.id)
+            bodies.append(buggy_answer(instance, bug))
+    assert not any(v.passed for v in grader.grade_many(ids, bodies))

@@ -28,13 +28,7 @@ fi
 
 mkdir -p /etc/docker
 restart=0
-if [ ! -f "$DAEMON_JSON" ] || ! python3 - "$DAEMON_JSON" <<'EOF'
-import json, sys
-config = json.load(open(sys.argv[1]))
-runsc = config.get("runtimes", {}).get("runsc", {})
-sys.exit(0 if runsc.get("path") == "/usr/bin/runsc" else 1)
-EOF
-then
+if [ ! -f "$DAEMON_JSON" ] || ! grep -q '"path": *"/usr/bin/runsc"' "$DAEMON_JSON"; then
   echo "$WANTED_JSON" >"$DAEMON_JSON"
   restart=1
 fi

@@ -2,21 +2,23 @@
 `python -I -S -B -c <this source> <config json>`, standard library only.
 
 Order of events (all before any candidate code exists):
- 1. open every path of the runtime view (O_PATH) while the host paths are still reachable;
- 2. if the caller is root, become `nobody` on the host, so nothing the sandbox does is ever done as
-    host root (the namespaces' root maps to host `nobody`);
- 3. unshare user, mount, pid, net, ipc and uts namespaces; map our own uid/gid to 0 inside;
- 4. fork: the child is pid 1 of the new pid namespace (when it exits, the kernel kills every process
-    left in the namespace); the launcher waits for it and dies with it, and the child dies with the
-    launcher (PDEATHSIG), so killing the launcher kills the whole tree;
- 5. the child builds a fresh tmpfs root holding only the view's read-only binds, a few device
-    nodes and a small writable /tmp; pivots into it and detaches the old root;
- 6. drops every capability, sets no_new_privs, installs a seccomp filter (via libseccomp, when
-    present) denying ptrace, mount, bpf, perf_event_open, kexec, module loading, new namespaces, ...;
- 7. reports {"status": "isolated", "flags": [...]} on stdout and execs the zygote with an empty
+ 1. stage 1 — a private mount namespace to build in (as host root; or, unprivileged, inside a user
+    namespace of our own): a fresh tmpfs root holding only the runtime view's read-only binds (the
+    interpreter, its libraries, the standard library with site-packages covered), /dev/null, zero,
+    random, urandom and a small writable /tmp; pivot into it and detach the old root;
+ 2. stage 2 — if we were host root, become host `nobody`; unshare user, mount, pid, net, ipc and
+    uts namespaces and map our uid/gid to 0 inside. The new user namespace is less privileged than
+    the one that made the mounts, so the kernel locks them: they cannot be unmounted or made writable;
+ 3. fork: the child is pid 1 of the new pid namespace (when it exits, the kernel kills every process
+    left in it); the launcher waits for it, and the child dies with the launcher (PDEATHSIG), so
+    killing the launcher kills the whole tree;
+ 4. the child drops every capability, sets no_new_privs and installs a seccomp filter (libseccomp,
+    loaded before the pivot, when present) denying ptrace, mount, bpf, perf_event_open, kexec, module
+    loading, new namespaces, sockets, ...;
+ 5. reports {"status": "isolated", "flags": [...]} on stdout and execs the zygote with an empty
     environment.
 
-On any failure before step 7 it reports {"status": "setup_error", "detail": ...} and exits 1.
+On any failure before step 5 it reports {"status": "setup_error", "detail": ...} and exits 1.
 """
 
 import ctypes

@@ -47,7 +47,12 @@ class MathGrader(Grader):
             return Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
         verdict = self._cache.get(task.id, completion)
         if verdict is None:
-            verdict = self._grade_uncached(task, completion)
+            try:
+                verdict = self._grade_uncached(task, completion)
+            except Exception as exc:  # never let one completion break a batch
+                verdict = Verdict.failure(
+                    task.id, f"grader fault: {type(exc).__name__}: {exc}", gates=["grader"]
+                )
             self._cache.put(task.id, completion, verdict)
         return verdict
 

@@ -280,7 +280,9 @@ def expressions_equal(a: Any, b: Any, tolerance: Tolerance | None) -> bool:
 
 def _equations_equal(a: Any, b: Any, tolerance: Tolerance | None) -> bool:
     if isinstance(a, sympy.Eq) and isinstance(b, sympy.Eq):
-        left, right = exact(a.lhs - a.rhs), exact(b.lhs - b.rhs)
+        a_sides: tuple[Any, Any] = (a.lhs, a.rhs)
+        b_sides: tuple[Any, Any] = (b.lhs, b.rhs)
+        left, right = exact(a_sides[0] - a_sides[1]), exact(b_sides[0] - b_sides[1])
         if right == 0:
             return left == 0
         ratio = sympy.simplify(left / right)

@@ -16,6 +16,7 @@ import os
 import selectors
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -34,11 +35,13 @@ class WorkerCrash(Exception):
 
 
 class SympyWorker:
-    """Client side: one child process, restarted after a timeout or crash."""
+    """Client side: one child process, restarted after a timeout or crash. Thread-safe (one request at a
+    time goes through the pipe)."""
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._buffer = b""
+        self._lock = threading.Lock()
 
     def _start(self) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
@@ -79,6 +82,10 @@ class SympyWorker:
 
     def call(self, request: dict[str, Any], timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
         """The child's reply; raises WorkerTimeout / WorkerCrash (the child is then restarted lazily)."""
+        with self._lock:
+            return self._call(request, timeout)
+
+    def _call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         process = self._process if self._process and self._process.poll() is None else self._start()
         assert process.stdin is not None
         try:

@@ -65,7 +65,12 @@ class ProofGrader(Grader):
                 continue
             verdict = self._cache.get(task.id, completion)
             if verdict is None:
-                verdict = self._grade_one(task, completion)
+                try:
+                    verdict = self._grade_one(task, completion)
+                except Exception as exc:  # never let one completion break a batch
+                    verdict = Verdict.failure(
+                        task.id, f"grader fault: {type(exc).__name__}: {exc}", gates=["grader"]
+                    )
                 self._cache.put(task.id, completion, verdict)
             out.append(verdict)
         return out

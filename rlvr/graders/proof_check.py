@@ -59,9 +59,8 @@ def parse_math(text: str, assumptions: dict[str, dict[str, bool]]) -> Any:
     if not isinstance(expr, sympy.Expr):
         raise ProofSyntaxError(f"not an expression: {text.strip()[:80]!r}")
     default = assumptions.get("*", {"real": True})
-    return expr.xreplace(
-        {s: sympy.Symbol(s.name, **assumptions.get(s.name, default)) for s in expr.free_symbols}
-    )
+    symbols: list[Any] = list(expr.free_symbols)
+    return expr.xreplace({s: sympy.Symbol(s.name, **assumptions.get(s.name, default)) for s in symbols})
 
 
 def _forms(expr: Any) -> list[Any]:

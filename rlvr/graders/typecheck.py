@@ -157,8 +157,8 @@ class TypeChecker:
             if problem is not None:
                 reports[index] = failed_report(problem)
                 continue
-            # Python reads a lone "\r" as a line break; tree-sitter would let a comment run across it
-            # and blank the code behind it. Normalizing first keeps that code visible to pyright.
+            # Line breaks as Python reads them ("\r\n", lone "\r"), so that the comment blanking,
+            # pyright and the line numbers in messages all agree on where each line ends.
             text = neutralize_comments(source.replace("\r\n", "\n").replace("\r", "\n"))
             key = hashlib.sha256(text.encode("utf-8")).hexdigest()
             cached = self._cached(key)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import importlib.util
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from rlvr.graders import typecheck
 from rlvr.graders.typecheck import (
+    PyrightBundle,
     TypeChecker,
+    TypeCheckerUnavailable,
     TypeReport,
     _CliEngine,
     _RunFailure,
@@ -59,6 +63,19 @@ def any_checker(request: pytest.FixtureRequest, checker: CountingChecker) -> Ite
         return
     with CountingChecker(engine="cli") as instance:
         yield instance
+
+
+def test_pyright_runs_from_the_installed_bundle_or_not_at_all(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pyright import __pyright_version__
+
+    bundle = PyrightBundle.locate()
+    assert bundle.script.is_file() and bundle.node.is_file()
+    assert bundle.version == __pyright_version__  # the wheel's own JS, not a downloaded copy
+    monkeypatch.setattr(typecheck, "_package_dir", lambda name: tmp_path / name)
+    with pytest.raises(TypeCheckerUnavailable, match="does not download"):
+        PyrightBundle.locate()
 
 
 def test_score_decays_with_errors() -> None:

@@ -11,7 +11,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adversarial.corpus import TASKS, HostProbe, credited, descendants, job_for, load_cases, stray_processes
+from adversarial.corpus import (
+    TASKS,
+    HostProbe,
+    credited,
+    descendants,
+    job_for,
+    load_cases,
+    process_table,
+    stray_processes,
+)
 
 from rlvr.sandbox import LocalSandbox
 from rlvr.sandbox.pool import ProcessWorker
@@ -34,6 +43,7 @@ class SoakReport:
     files_written: list[str] = field(default_factory=list)
     connections: int = 0
     rss_growth: float = 0.0
+    zygote_rss_growth: float = 0.0
 
     @property
     def clean(self) -> bool:
@@ -48,6 +58,7 @@ class SoakReport:
             and not self.files_written
             and self.connections == 0
             and self.rss_growth < 0.10
+            and self.zygote_rss_growth < 0.10
         )
 
 
@@ -56,6 +67,16 @@ def rss_kb(pid: int) -> int:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+def zygote_rss_kb(pool: LocalSandbox) -> int:
+    """Total RSS of the pool's zygotes (each worker's namespace init)."""
+    table = process_table()
+    total = 0
+    for worker in pool.workers:
+        if isinstance(worker, ProcessWorker) and worker.pid:
+            total += sum(rss_kb(pid) for pid, parent in table.items() if parent == worker.pid)
+    return total
 
 
 def temp_entries() -> dict[str, int]:
@@ -78,7 +99,7 @@ def soak(episodes: int, batch: int = 100) -> SoakReport:
     fds_before = len(os.listdir("/proc/self/fd"))
     procs_before = descendants(os.getpid())
     pool = LocalSandbox(2, isolation="namespaces")
-    rss_start = 0
+    rss_start = zygote_start = 0
     started = time.monotonic()
     done = 0
     while done < episodes:
@@ -101,11 +122,13 @@ def soak(episodes: int, batch: int = 100) -> SoakReport:
         if rss_start == 0 and done >= min(500, episodes // 2):  # after warm-up
             gc.collect()
             rss_start = rss_kb(os.getpid())
+            zygote_start = zygote_rss_kb(pool)
         report.stray_processes += len(
             stray_processes([w.pid for w in pool.workers if isinstance(w, ProcessWorker) and w.pid])
         )
     gc.collect()
     rss_end = rss_kb(os.getpid())
+    zygote_end = zygote_rss_kb(pool)
     pool.close()
     report.seconds = round(time.monotonic() - started, 1)
     report.files_written = probe.written_files()
@@ -120,4 +143,5 @@ def soak(episodes: int, batch: int = 100) -> SoakReport:
         if name not in temp_before and (owner == SANDBOX_HOST_UID or probe.token in name)
     )
     report.rss_growth = round((rss_end - rss_start) / max(rss_start, 1), 4)
+    report.zygote_rss_growth = round((zygote_end - zygote_start) / max(zygote_start, 1), 4)
     return report

@@ -186,7 +186,9 @@ def killed(verdicts: list) -> list[bool]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--per-task", type=int, default=4, help="mutants per task")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
@@ -238,7 +240,9 @@ def main() -> int:
         "probably_equivalent": len(probably_equivalent),
         "missed_by_original_excluding_probably_equivalent": len(missed_non_equivalent),
         "rate_on_missed": round(caught_missed / max(1, len(missed)), 3),
-        "rate_on_missed_excluding_probably_equivalent": round(caught_missed / max(1, len(missed_non_equivalent)), 3),
+        "rate_on_missed_excluding_probably_equivalent": round(
+            caught_missed / max(1, len(missed_non_equivalent)), 3
+        ),
         "seconds": {k: round(v, 1) for k, v in timings.items()},
     }
     print(json.dumps(summary, indent=2))

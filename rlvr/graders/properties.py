@@ -52,7 +52,7 @@ from rlvr.graders.oracle import CodeOracle, Comparator, GeneratedTests
 from rlvr.graders.property_mutation import mutate_inputs
 from rlvr.graders.property_preconditions import HUMANEVAL_PRECONDITIONS, HUMANEVAL_RELATIONS, RELATIONS
 from rlvr.graders.property_runner import ReferenceRun, hypothesis_examples, run_reference
-from rlvr.graders.property_shapes import Shape, argument_shapes
+from rlvr.graders.property_shapes import Shape, argument_shapes, inferred_relations
 from rlvr.sandbox.codec import CodecError, dumps, loads
 from rlvr.types import Task
 
@@ -93,7 +93,9 @@ def docstring_examples(prompt: str, entry_point: str) -> list[tuple[Any, ...]]:
             node = ast.parse(line.strip(), mode="eval").body
         except SyntaxError:
             continue
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point
+        ):
             continue
         if node.keywords:
             continue
@@ -143,7 +145,9 @@ def task_relation(task: Task) -> Comparator | None:
     if name is None:
         return HUMANEVAL_RELATIONS.get(task.id)
     if name not in RELATIONS:
-        raise PropertySpecError(f"{task.id}: unknown relation {name!r}; known: {', '.join(sorted(RELATIONS))}")
+        raise PropertySpecError(
+            f"{task.id}: unknown relation {name!r}; known: {', '.join(sorted(RELATIONS))}"
+        )
     return RELATIONS[name]
 
 
@@ -232,6 +236,7 @@ class _Collector:
         self.seen, self.limit = seen, limit
         self.calls: list[tuple[Any, ...]] = []
         self.spent = 0
+        self.relations: list[Callable[[tuple[Any, ...]], bool]] = []  # inferred from the seeds
 
     @property
     def full(self) -> bool:
@@ -254,10 +259,10 @@ class _Collector:
         return True
 
     def admissible(self, args: tuple[Any, ...]) -> bool:
-        if self.precondition is None:
-            return True
         try:
-            return bool(self.precondition(*args))
+            if not all(relation(args) for relation in self.relations):
+                return False
+            return self.precondition is None or bool(self.precondition(*args))
         except Exception:  # a precondition that cannot read the input rules it out
             return False
 
@@ -270,7 +275,9 @@ class _Collector:
             return False
 
 
-def generate_tests(task: Task, oracle: CodeOracle, config: PropertyConfig | None = None) -> GeneratedTests | None:
+def generate_tests(
+    task: Task, oracle: CodeOracle, config: PropertyConfig | None = None
+) -> GeneratedTests | None:
     """The generated hidden tests of one code task (deterministic for a given task and config)."""
     config = config or PropertyConfig()
     spec = _spec(task)
@@ -293,19 +300,22 @@ def generate_tests(task: Task, oracle: CodeOracle, config: PropertyConfig | None
     if spec.get("amplify", True) and valid_seeds:
         shapes = argument_shapes(valid_seeds, _type_hints(oracle.reference))
     if shapes:
+        collector.relations = inferred_relations(valid_seeds)
+        valid_seeds = [s for s in valid_seeds if collector.admissible(s)]
         rng = random.Random(_seed_for(task))
         for args in _boundary_inputs(shapes, valid_seeds):
             collector.offer(args)
-        mutants = mutate_inputs(valid_seeds, shapes, rng, config.mutants, collector.admissible)
-        drawn = hypothesis_examples(st.tuples(*(s.strategy() for s in shapes)), config.hypothesis_examples, _seed_for(task))
-        for index in range(max(len(mutants), len(drawn))):  # interleave the two sources
-            for source in (mutants, drawn):
-                if index < len(source):
-                    collector.offer(tuple(source[index]))
-            if collector.full:
-                break
+        strategy = st.tuples(*(s.strategy() for s in shapes))
+        for args in hypothesis_examples(strategy, config.hypothesis_examples, _seed_for(task)):
+            collector.offer(tuple(args))
+        # mutants that the reference accepts join the population, so edits compound on valid inputs
+        mutate_inputs(
+            valid_seeds, shapes, rng, min(config.mutants, limit - len(collector.calls)), collector.offer
+        )
 
-    perf_calls, perf_sizes = growth_inputs(task, oracle.reference, valid_seeds, shapes, precondition, config)
+    perf_calls, perf_sizes = growth_inputs(
+        task, oracle.reference, valid_seeds, shapes, collector.admissible, config
+    )
     if not collector.calls and not perf_calls:
         return None
     return GeneratedTests(tuple(collector.calls), relation, tuple(perf_calls), tuple(perf_sizes))
@@ -317,7 +327,7 @@ def growth_inputs(
     reference: Callable[..., Any],
     seeds: Sequence[tuple[Any, ...]],
     shapes: Sequence[Shape] | None,
-    precondition: Precondition | None,
+    admissible: Callable[[tuple[Any, ...]], bool],
     config: PropertyConfig,
 ) -> tuple[list[tuple[Any, ...]], list[int]]:
     """Inputs of growing size for the perf layer: explicit (`hidden["perf"]`) or seeds scaled up.
@@ -335,12 +345,8 @@ def growth_inputs(
         if not calls:
             return [], []
     for args in calls:
-        if precondition is not None:
-            try:
-                if not precondition(*args):
-                    return [], []
-            except Exception:
-                return [], []
+        if perf is None and not admissible(args):
+            return [], []
         if not run_reference(reference, args, PERF_CALL_BUDGET).ok:
             return [], []
     return calls, sizes
@@ -383,8 +389,13 @@ class PropertyTests:
         self.config = config or PropertyConfig()
 
     def _cache_key(self, task: Task) -> str:
-        hidden = {k: task.hidden.get(k) for k in ("reference", "check", "calls", "properties", "preconditions", "perf")}
-        blob = json.dumps([task.id, task.prompt, repr(hidden), repr(self.config)], sort_keys=True, default=repr)
+        hidden = {
+            k: task.hidden.get(k)
+            for k in ("reference", "check", "calls", "properties", "preconditions", "perf")
+        }
+        blob = json.dumps(
+            [task.id, task.prompt, repr(hidden), repr(self.config)], sort_keys=True, default=repr
+        )
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def __call__(self, task: Task, oracle: CodeOracle) -> GeneratedTests | None:

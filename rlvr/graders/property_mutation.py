@@ -36,6 +36,11 @@ def ingredients(seeds: Sequence[tuple[Any, ...]]) -> dict[str, list[Any]]:
             bucket = pool.setdefault(type(value).__name__, [])
             if value not in bucket and len(bucket) < 200:
                 bucket.append(value)
+            if type(value) is str:
+                vocabulary = pool.setdefault("word", [])
+                for token in value.split():
+                    if token not in vocabulary and len(vocabulary) < 400:
+                        vocabulary.append(token)
 
     for args in seeds:
         visit(list(args), 0)
@@ -85,7 +90,28 @@ def _from_pool(pool: dict[str, list[Any]], kind: str, rng: random.Random, defaul
     return rng.choice(options) if options else default
 
 
+def _mutate_words(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> str:
+    """Word-level edits keep structured text (e.g. "three one five") well formed."""
+    words = text.split(" ")
+    vocabulary = pool.get("word") or words
+    k = rng.randrange(len(words))
+    choice = rng.randrange(5)
+    if choice == 0:
+        rng.shuffle(words)
+    elif choice == 1 and len(words) > 1:
+        del words[k]
+    elif choice == 2:
+        words.insert(k, words[k])
+    elif choice == 3:
+        words[k] = rng.choice(vocabulary)
+    else:
+        words.insert(rng.randrange(len(words) + 1), rng.choice(vocabulary))
+    return " ".join(words)
+
+
 def _mutate_text(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> str:
+    if " " in text.strip() and rng.random() < 0.5:
+        return _mutate_words(text, rng, pool)
     alphabet = sorted(set(text)) or sorted(set("".join(pool.get("str", [])))) or ["a"]
     words = text.split(" ")
     choice = rng.randrange(9)

@@ -49,7 +49,11 @@ def topological_order(args: tuple[Any, ...], expected: Any, actual: Any) -> bool
     n, edges = args[0], args[1]
     if expected is None or actual is None:
         return expected is None and actual is None
-    if type(actual) is not list or sorted(actual) != list(range(n)) or any(type(v) is not int for v in actual):
+    if (
+        type(actual) is not list
+        or sorted(actual) != list(range(n))
+        or any(type(v) is not int for v in actual)
+    ):
         return False
     position = {v: i for i, v in enumerate(actual)}
     return all(position[u] < position[v] for u, v in edges)
@@ -118,3 +122,32 @@ def _algebra_input(operators: Any, operands: Any) -> bool:
 
 
 HUMANEVAL_PRECONDITIONS["HumanEval/160"] = _algebra_input
+
+
+def _at_least_two(values: Any) -> bool:
+    return len(values) >= 2
+
+
+def _square_permutation_grid(grid: Any, k: Any) -> bool:
+    """HumanEval/129: an N x N grid (N >= 2) holding each of 1..N*N once, and k >= 1."""
+    n = len(grid)
+    if n < 2 or any(type(row) is not list or len(row) != n for row in grid) or type(k) is not int or k < 1:
+        return False
+    return sorted(v for row in grid for v in row) == list(range(1, n * n + 1))
+
+
+def _well_grid(grid: Any, capacity: Any) -> bool:
+    """HumanEval/115: a rectangular grid of 0/1 wells and 1 <= capacity <= 10."""
+    if not grid or any(len(row) != len(grid[0]) for row in grid):
+        return False
+    return all(v in (0, 1) for row in grid for v in row) and 1 <= capacity <= 10
+
+
+HUMANEVAL_PRECONDITIONS.update(
+    {
+        "HumanEval/20": _at_least_two,  # "a supplied list of numbers (of length at least two)"
+        "HumanEval/21": _at_least_two,  # "Given list of numbers (of at least two elements)"
+        "HumanEval/115": _well_grid,
+        "HumanEval/129": _square_permutation_grid,
+    }
+)

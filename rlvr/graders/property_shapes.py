@@ -13,7 +13,7 @@ import math
 import random
 import string
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,9 +109,13 @@ class FloatShape(Shape):
         options = [st.sampled_from(edges)]
         if math.ceil(self.low) <= math.floor(self.high):
             options.append(st.integers(math.ceil(self.low), math.floor(self.high)).map(float))
+        low4, high4 = math.ceil(self.low * 4), math.floor(self.high * 4)
+        if not self.integral and low4 <= high4:
+            # quarters are exact in binary, so generated inputs hit exact ties (a - b == t) that
+            # decimal fractions such as 0.1 would miss by a rounding error
+            options.append(st.integers(low4, high4).map(lambda v: v / 4))
         low10, high10 = math.ceil(self.low * 10), math.floor(self.high * 10)
         if not self.integral and low10 <= high10:
-            # one decimal place keeps values readable and avoids ties that hinge on rounding noise
             options.append(st.integers(low10, high10).map(lambda v: v / 10))
         return st.one_of(*options)
 
@@ -367,7 +371,9 @@ def _text_shape(values: list[str]) -> TextShape:
         if len(present) >= threshold:
             alphabet |= set(category)
     lengths = [len(v) for v in values]
-    return TextShape("".join(sorted(alphabet)), min(lengths), max(min(lengths), min(MAX_TEXT, max(lengths) + 4)))
+    return TextShape(
+        "".join(sorted(alphabet)), min(lengths), max(min(lengths), min(MAX_TEXT, max(lengths) + 4))
+    )
 
 
 def _list_shape(values: list[list[Any]]) -> Shape | None:
@@ -384,7 +390,10 @@ def _list_shape(values: list[list[Any]]) -> Shape | None:
     lists4 = [v for v in values if len(v) >= 4]
     distinct = bool(lists4) and all(len({repr(x) for x in v}) == len(v) for v in lists4)
     upper = max(min(lengths), min(MAX_LIST, max(lengths) + 4))
-    return ListShape(item, min(lengths), upper, ordered, distinct)
+    # a non-empty list of one element is within almost every task's promise; tasks that need two
+    # or more say so, and get a precondition
+    lower = min(1, min(lengths))
+    return ListShape(item, lower, upper, ordered, distinct)
 
 
 def _is_sorted(values: list[Any]) -> bool:
@@ -437,3 +446,53 @@ def argument_shapes(
             return None
         shapes.append(shape)
     return shapes
+
+
+# ---------------------------------------------------------------------------- relations between arguments
+Relation = Callable[[tuple[Any, ...]], bool]
+
+
+def _sized(value: Any) -> bool:
+    return type(value) in (list, str, tuple, dict)
+
+
+def inferred_relations(seeds: Sequence[tuple[Any, ...]]) -> list[Relation]:
+    """Simple invariants between arguments that hold on every seed (in the spirit of Daikon), kept
+    as preconditions of generated inputs: equal lengths of two sized arguments, an integer
+    argument bounded by another argument's length (an index or a count), and `a <= b` order
+    between two numeric arguments."""
+    if len(seeds) < 2 or len({len(s) for s in seeds}) != 1:
+        return []
+    arity = len(seeds[0])
+    relations: list[Relation] = []
+    for i in range(arity):
+        for j in range(arity):
+            if i == j:
+                continue
+            column_i = [s[i] for s in seeds]
+            column_j = [s[j] for s in seeds]
+            if i < j and all(_sized(a) and _sized(b) for a, b in zip(column_i, column_j, strict=True)):
+                if all(len(a) == len(b) for a, b in zip(column_i, column_j, strict=True)):
+                    relations.append(_equal_lengths(i, j))
+            if all(type(a) is int and _sized(b) for a, b in zip(column_i, column_j, strict=True)):
+                if all(0 <= a <= len(b) for a, b in zip(column_i, column_j, strict=True)):
+                    relations.append(_bounded_by_length(i, j))
+            numeric = (int, float)
+            if i < j and all(
+                type(a) in numeric and type(b) in numeric for a, b in zip(column_i, column_j, strict=True)
+            ):
+                if all(a <= b for a, b in zip(column_i, column_j, strict=True)):
+                    relations.append(_ordered(i, j))
+    return relations
+
+
+def _equal_lengths(i: int, j: int) -> Relation:
+    return lambda args: _sized(args[i]) and _sized(args[j]) and len(args[i]) == len(args[j])
+
+
+def _bounded_by_length(i: int, j: int) -> Relation:
+    return lambda args: type(args[i]) is int and _sized(args[j]) and 0 <= args[i] <= len(args[j])
+
+
+def _ordered(i: int, j: int) -> Relation:
+    return lambda args: args[i] <= args[j]

@@ -110,7 +110,9 @@ def _function_task(tid: str, family: Family, difficulty: int, seed: int, variant
         call = f"{variant.entry_point}({', '.join(repr(a) for a in args)})"
         shown.append(f">>> {call}\n{value!r}")
     hidden_inputs = _distinct(
-        list(variant.edge_cases) + examples + [variant.sample(rng) for _ in range(hidden_input_count(difficulty))]
+        list(variant.edge_cases)
+        + examples
+        + [variant.sample(rng) for _ in range(hidden_input_count(difficulty))]
     )
     doc = textwrap.fill(variant.description, 92)
     prompt = (
@@ -133,8 +135,19 @@ def _function_task(tid: str, family: Family, difficulty: int, seed: int, variant
     }
     if variant.growth is not None:
         growth_rng = _rng(tid, "growth")
-        hidden["perf"] = {"sizes": list(variant.sizes), "calls": [list(variant.growth(n, growth_rng)) for n in variant.sizes]}
-    return Task(tid, prompt, "code", difficulty, family.split, hidden, {"family": family.name, "topic": family.topic, "seed": seed})
+        hidden["perf"] = {
+            "sizes": list(variant.sizes),
+            "calls": [list(variant.growth(n, growth_rng)) for n in variant.sizes],
+        }
+    return Task(
+        tid,
+        prompt,
+        "code",
+        difficulty,
+        family.split,
+        hidden,
+        {"family": family.name, "topic": family.topic, "seed": seed},
+    )
 
 
 def _class_task(tid: str, family: Family, difficulty: int, seed: int, variant: ClassVariant) -> Task:
@@ -158,15 +171,28 @@ def _class_task(tid: str, family: Family, difficulty: int, seed: int, variant: C
     }
     if variant.growth is not None:
         growth_rng = _rng(tid, "growth")
-        hidden["perf"] = {"sizes": list(variant.sizes), "calls": [list(variant.growth(n, growth_rng)) for n in variant.sizes]}
-    return Task(tid, prompt, "code", difficulty, family.split, hidden, {"family": family.name, "topic": family.topic, "seed": seed})
+        hidden["perf"] = {
+            "sizes": list(variant.sizes),
+            "calls": [list(variant.growth(n, growth_rng)) for n in variant.sizes],
+        }
+    return Task(
+        tid,
+        prompt,
+        "code",
+        difficulty,
+        family.split,
+        hidden,
+        {"family": family.name, "topic": family.topic, "seed": seed},
+    )
 
 
 class KataPack(TaskPack):
     name = "kata"
     family = "code"
     version = "1"
-    description = "Procedural Python katas: 30+ families x difficulty 1-5, any seed; test split = held-out families."
+    description = (
+        "Procedural Python katas: 30+ families x difficulty 1-5, any seed; test split = held-out families."
+    )
 
     def __init__(self, seeds: int = DEFAULT_SEEDS) -> None:
         super().__init__()

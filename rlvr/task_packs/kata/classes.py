@@ -24,18 +24,26 @@ def min_stack(rng: random.Random, difficulty: int) -> ClassVariant:
     """A stack of integers.
 
     push(x) adds x on top; pop() removes and returns the top (IndexError if empty); top() returns the
-    top without removing it (IndexError if empty); size() returns the number of elements.{"""
-    min() returns the smallest element in the stack in O(1) time (IndexError if empty).""" if with_min else ""}
+    top without removing it (IndexError if empty); size() returns the number of elements.{
+        """
+    min() returns the smallest element in the stack in O(1) time (IndexError if empty)."""
+        if with_min
+        else ""
+    }
     """
 
     def __init__(self) -> None: ...
     def push(self, x: int) -> None: ...
     def pop(self) -> int: ...
     def top(self) -> int: ...
-    def size(self) -> int: ...{"""
-    def min(self) -> int: ...""" if with_min else ""}
+    def size(self) -> int: ...{
+        """
+    def min(self) -> int: ..."""
+        if with_min
+        else ""
+    }
 '''
-    reference = '''class MinStack:
+    reference = """class MinStack:
     def __init__(self) -> None:
         self.items: list[int] = []
         self.mins: list[int] = []
@@ -62,7 +70,7 @@ def min_stack(rng: random.Random, difficulty: int) -> ClassVariant:
         if not self.mins:
             raise IndexError("min of empty stack")
         return self.mins[-1]
-'''
+"""
     rules = [
         MethodRule("push", st.tuples(SMALL)),
         MethodRule("pop"),
@@ -94,7 +102,7 @@ def bounded_queue(rng: random.Random, difficulty: int) -> ClassVariant:
     def size(self) -> int: ...
     def peek(self) -> int | None: ...
 '''
-    reference = '''from collections import deque
+    reference = """from collections import deque
 
 
 class BoundedQueue:
@@ -116,7 +124,7 @@ class BoundedQueue:
 
     def peek(self) -> int | None:
         return self.items[0] if self.items else None
-'''
+"""
     rules = [
         MethodRule("enqueue", st.tuples(SMALL)),
         MethodRule("dequeue"),
@@ -125,10 +133,20 @@ class BoundedQueue:
     ]
 
     def growth(n: int, r: random.Random) -> tuple[list[list[Any]]]:
-        return (_ops(("__init__", [n]), *[("enqueue", [i]) for i in range(n)], *[("dequeue", []) for _ in range(n)]),)
+        return (
+            _ops(
+                ("__init__", [n]), *[("enqueue", [i]) for i in range(n)], *[("dequeue", []) for _ in range(n)]
+            ),
+        )
 
     return ClassVariant(
-        "BoundedQueue", "bounded FIFO queue", stub, reference, st.tuples(st.integers(1, 1 + difficulty)), rules, growth
+        "BoundedQueue",
+        "bounded FIFO queue",
+        stub,
+        reference,
+        st.tuples(st.integers(1, 1 + difficulty)),
+        rules,
+        growth,
     )
 
 
@@ -147,7 +165,7 @@ def lru_cache(rng: random.Random, difficulty: int) -> ClassVariant:
     def get(self, key: int) -> int: ...
     def put(self, key: int, value: int) -> None: ...
 '''
-    reference = '''from collections import OrderedDict
+    reference = """from collections import OrderedDict
 
 
 class LRUCache:
@@ -167,7 +185,7 @@ class LRUCache:
         elif len(self.entries) >= self.capacity:
             self.entries.popitem(last=False)
         self.entries[key] = value
-'''
+"""
     keys = st.integers(0, 2 + difficulty)
     rules = [MethodRule("get", st.tuples(keys)), MethodRule("put", st.tuples(keys, SMALL))]
 
@@ -175,7 +193,9 @@ class LRUCache:
         ops = [("put", [i, i]) for i in range(n)] + [("get", [r.randrange(n)]) for _ in range(n)]
         return (_ops(("__init__", [n // 2]), *ops),)
 
-    return ClassVariant("LRUCache", "LRU cache", stub, reference, st.tuples(st.integers(1, 1 + difficulty)), rules, growth)
+    return ClassVariant(
+        "LRUCache", "LRU cache", stub, reference, st.tuples(st.integers(1, 1 + difficulty)), rules, growth
+    )
 
 
 @family("bank_account", "classes")
@@ -186,18 +206,26 @@ def bank_account(rng: random.Random, difficulty: int) -> ClassVariant:
 
     deposit(amount) adds amount; withdraw(amount) subtracts it. Both raise ValueError (and change
     nothing) if amount <= 0, and withdraw also raises ValueError if amount exceeds the balance.
-    balance() returns the current balance.{"""
+    balance() returns the current balance.{
+        """
     history() returns the list of successful changes so far: +amount for deposits, -amount for
-    withdrawals, oldest first.""" if with_history else ""}
+    withdrawals, oldest first."""
+        if with_history
+        else ""
+    }
     """
 
     def __init__(self, opening: int) -> None: ...
     def deposit(self, amount: int) -> None: ...
     def withdraw(self, amount: int) -> None: ...
-    def balance(self) -> int: ...{"""
-    def history(self) -> list[int]: ...""" if with_history else ""}
+    def balance(self) -> int: ...{
+        """
+    def history(self) -> list[int]: ..."""
+        if with_history
+        else ""
+    }
 '''
-    reference = '''class Account:
+    reference = """class Account:
     def __init__(self, opening: int) -> None:
         self.amount = opening
         self.changes: list[int] = []
@@ -219,7 +247,7 @@ def bank_account(rng: random.Random, difficulty: int) -> ClassVariant:
 
     def history(self) -> list[int]:
         return list(self.changes)
-'''
+"""
     amounts = st.integers(-2, 12)
     rules = [
         MethodRule("deposit", st.tuples(amounts)),
@@ -228,6 +256,10 @@ def bank_account(rng: random.Random, difficulty: int) -> ClassVariant:
     ] + ([MethodRule("history")] if with_history else [])
 
     def growth(n: int, r: random.Random) -> tuple[list[list[Any]]]:
-        return (_ops(("__init__", [0]), *[("deposit", [1 + r.randrange(5)]) for _ in range(n)], ("balance", [])),)
+        return (
+            _ops(("__init__", [0]), *[("deposit", [1 + r.randrange(5)]) for _ in range(n)], ("balance", [])),
+        )
 
-    return ClassVariant("Account", "bank account", stub, reference, st.tuples(st.integers(0, 10)), rules, growth)
+    return ClassVariant(
+        "Account", "bank account", stub, reference, st.tuples(st.integers(0, 10)), rules, growth
+    )

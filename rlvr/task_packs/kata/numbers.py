@@ -41,7 +41,12 @@ def gcd_of_list(rng: random.Random, difficulty: int) -> Variant:
         "Return the greatest common divisor of the integers in `values` (always >= 0; gcd of an empty "
         "list or of zeros is 0).",
         reference,
-        lambda r: ([r.randint(1, 6) * r.choice([1, 2, 3, 6, 12]) * r.choice([1, -1]) for _ in range(size_for(difficulty, r))],),
+        lambda r: (
+            [
+                r.randint(1, 6) * r.choice([1, 2, 3, 6, 12]) * r.choice([1, -1])
+                for _ in range(size_for(difficulty, r))
+            ],
+        ),
         lambda n, r: ([6 * r.randint(1, 10**6) for _ in range(n)],),
         edge_cases=(([],), ([0, 0],), ([-4],)),
     )
@@ -186,4 +191,3 @@ def sum_of_multiples(rng: random.Random, difficulty: int) -> Variant:
         lambda n, r: (n * 4,),
         edge_cases=((0,), (1,)),
     )
-

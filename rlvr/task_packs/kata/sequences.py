@@ -93,7 +93,9 @@ def chunk_list(rng: random.Random, difficulty: int) -> Variant:
     pad = difficulty >= 3
     description = (
         "Split `values` into consecutive chunks of `size` elements (size >= 1); the last chunk may be "
-        "shorter" + (", unless `fill` is given: then it is padded with `fill` to full size" if pad else "") + "."
+        "shorter"
+        + (", unless `fill` is given: then it is padded with `fill` to full size" if pad else "")
+        + "."
     )
     signature = (
         "def chunks(values: list[int], size: int, fill: int | None) -> list[list[int]]:"
@@ -150,7 +152,11 @@ def merge_sorted(rng: random.Random, difficulty: int) -> Variant:
     description = "Merge two ascending lists into one ascending list" + (
         " without duplicates (each value once)." if dedupe else " (keeping duplicates)."
     )
-    tail = "    return [v for i, v in enumerate(out) if i == 0 or out[i - 1] != v]\n" if dedupe else "    return out\n"
+    tail = (
+        "    return [v for i, v in enumerate(out) if i == 0 or out[i - 1] != v]\n"
+        if dedupe
+        else "    return out\n"
+    )
     reference = f"""def merge(a: list[int], b: list[int]) -> list[int]:
     out = []
     i = j = 0
@@ -169,7 +175,10 @@ def merge_sorted(rng: random.Random, difficulty: int) -> Variant:
         "def merge(a: list[int], b: list[int]) -> list[int]:",
         description,
         reference,
-        lambda r: (sorted(ints(r, size_for(difficulty, r), -9, 9)), sorted(ints(r, size_for(difficulty, r), -9, 9))),
+        lambda r: (
+            sorted(ints(r, size_for(difficulty, r), -9, 9)),
+            sorted(ints(r, size_for(difficulty, r), -9, 9)),
+        ),
         lambda n, r: (sorted(ints(r, n, -(10**6), 10**6)), sorted(ints(r, n, -(10**6), 10**6))),
         edge_cases=(([], []), ([1], []), ([], [1, 1])),
     )
@@ -247,8 +256,10 @@ def find_peak(rng: random.Random, difficulty: int) -> Variant:
 @family("longest_increasing", "dp", split="test")
 def longest_increasing(rng: random.Random, difficulty: int) -> Variant:
     strict = difficulty >= 2
-    description = "Return the length of the longest " + ("strictly increasing" if strict else "non-decreasing") + (
-        " subsequence (not necessarily contiguous) of `values`; 0 for an empty list."
+    description = (
+        "Return the length of the longest "
+        + ("strictly increasing" if strict else "non-decreasing")
+        + (" subsequence (not necessarily contiguous) of `values`; 0 for an empty list.")
     )
     search = "bisect_left" if strict else "bisect_right"
     reference = f"""from bisect import {search}

@@ -54,8 +54,9 @@ def group_by_length(rng: random.Random, difficulty: int) -> Variant:
 @family("merge_counts", "dicts", split="test")
 def merge_counts(rng: random.Random, difficulty: int) -> Variant:
     drop_zero = difficulty >= 3
-    description = "Return the key-wise sum of the dicts in `counts` (a key missing from a dict counts as 0)" + (
-        "; keys whose total is 0 are left out." if drop_zero else "."
+    description = (
+        "Return the key-wise sum of the dicts in `counts` (a key missing from a dict counts as 0)"
+        + ("; keys whose total is 0 are left out." if drop_zero else ".")
     )
     tail = "    return {k: v for k, v in total.items() if v != 0}\n" if drop_zero else "    return total\n"
     reference = f"""def merge_counts(counts: list[dict[str, int]]) -> dict[str, int]:
@@ -69,7 +70,12 @@ def merge_counts(rng: random.Random, difficulty: int) -> Variant:
         "def merge_counts(counts: list[dict[str, int]]) -> dict[str, int]:",
         description,
         reference,
-        lambda r: ([{word(r, 1, 1, "abc"): r.randint(-2, 2) for _ in range(r.randint(0, 3))} for _ in range(size_for(difficulty, r))],),
+        lambda r: (
+            [
+                {word(r, 1, 1, "abc"): r.randint(-2, 2) for _ in range(r.randint(0, 3))}
+                for _ in range(size_for(difficulty, r))
+            ],
+        ),
         lambda n, r: ([{f"k{r.randint(0, 9)}": 1} for _ in range(n)],),
         edge_cases=(([],), ([{}],)),
     )
@@ -88,8 +94,11 @@ def merge_intervals(rng: random.Random, difficulty: int) -> Variant:
     touching = difficulty >= 3
     description = (
         "Merge the closed intervals [start, end] (start <= end) of `intervals` into a sorted list of disjoint "
-        "intervals; intervals that overlap" + (" or touch (one ends where the next starts)" if touching else "")
-        + " are merged" + ("" if touching else " (touching intervals such as [1, 2] and [2, 3] overlap at 2)") + "."
+        "intervals; intervals that overlap"
+        + (" or touch (one ends where the next starts)" if touching else "")
+        + " are merged"
+        + ("" if touching else " (touching intervals such as [1, 2] and [2, 3] overlap at 2)")
+        + "."
     )
     reference = """def merge_intervals(intervals: list[list[int]]) -> list[list[int]]:
     out: list[list[int]] = []
@@ -264,4 +273,3 @@ def topological_sort(rng: random.Random, difficulty: int) -> Variant:
         relation="topological_order",
         edge_cases=((1, []), (2, [[0, 1], [1, 0]])),
     )
-

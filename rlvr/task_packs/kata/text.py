@@ -37,7 +37,8 @@ def run_length_encode(rng: random.Random, difficulty: int) -> Variant:
     omit_one = difficulty >= 3
     description = (
         "Run-length encode `text`: each maximal run of one character becomes the character followed by the "
-        "run length" + (", except that runs of length 1 are written as the character alone." if omit_one else ".")
+        "run length"
+        + (", except that runs of length 1 are written as the character alone." if omit_one else ".")
         + " The empty string encodes to ''."
     )
     count = "(str(n) if n > 1 else '')" if omit_one else "str(n)"
@@ -79,7 +80,9 @@ def caesar_shift(rng: random.Random, difficulty: int) -> Variant:
         + "; every other character is unchanged."
     )
     upper = (
-        f"        elif 'A' <= c <= 'Z':\n            out.append(chr((ord(c) - 65 + {k}) % 26 + 65))\n" if keep_case else ""
+        f"        elif 'A' <= c <= 'Z':\n            out.append(chr((ord(c) - 65 + {k}) % 26 + 65))\n"
+        if keep_case
+        else ""
     )
     reference = f"""def shift_text(text: str) -> str:
     out = []
@@ -111,7 +114,9 @@ def clean_palindrome(rng: random.Random, difficulty: int) -> Variant:
         + "; the empty string is a palindrome."
     )
     prep = "[c.lower() for c in text if c.isalnum()]" if filtered else "list(text)"
-    reference = f"def is_palindrome(text: str) -> bool:\n    chars = {prep}\n    return chars == chars[::-1]\n"
+    reference = (
+        f"def is_palindrome(text: str) -> bool:\n    chars = {prep}\n    return chars == chars[::-1]\n"
+    )
     alphabet = "abA1 ,." if filtered else "ab"
 
     def sample(r: random.Random) -> tuple[str]:
@@ -136,7 +141,9 @@ def word_frequencies(rng: random.Random, difficulty: int) -> Variant:
     fold = difficulty >= 3
     description = (
         "Return a dict mapping each word of `text` (words are separated by runs of spaces) to the number "
-        "of times it occurs" + (", treating words case-insensitively (keys in lowercase)" if fold else "") + "."
+        "of times it occurs"
+        + (", treating words case-insensitively (keys in lowercase)" if fold else "")
+        + "."
     )
     prep = "text.lower().split()" if fold else "text.split()"
     reference = f"""def word_counts(text: str) -> dict[str, int]:
@@ -242,7 +249,9 @@ def reverse_words(rng: random.Random, difficulty: int) -> Variant:
         + "."
     )
     item = "w[::-1]" if each else "w"
-    reference = f"def reverse_words(text: str) -> str:\n    return ' '.join({item} for w in reversed(text.split()))\n"
+    reference = (
+        f"def reverse_words(text: str) -> str:\n    return ' '.join({item} for w in reversed(text.split()))\n"
+    )
     return Variant(
         "reverse_words",
         "def reverse_words(text: str) -> str:",
@@ -261,11 +270,19 @@ def parse_key_values(rng: random.Random, difficulty: int) -> Variant:
     description = (
         f"`text` holds entries separated by {pair_sep!r}, each `key{kv_sep}value` with an integer value. "
         "Return a dict from key to value"
-        + (" (surrounding spaces of keys and values are ignored; empty entries are skipped)" if difficulty >= 3 else "")
+        + (
+            " (surrounding spaces of keys and values are ignored; empty entries are skipped)"
+            if difficulty >= 3
+            else ""
+        )
         + "; a repeated key keeps its last value."
     )
     strip = ".strip()" if difficulty >= 3 else ""
-    skip = "        if not entry.strip():\n            continue\n" if difficulty >= 3 else "        if not entry:\n            continue\n"
+    skip = (
+        "        if not entry.strip():\n            continue\n"
+        if difficulty >= 3
+        else "        if not entry:\n            continue\n"
+    )
     reference = f"""def parse_pairs(text: str) -> dict[str, int]:
     out: dict[str, int] = {{}}
     for entry in text.split({pair_sep!r}):
@@ -276,7 +293,10 @@ def parse_key_values(rng: random.Random, difficulty: int) -> Variant:
 
     def sample(r: random.Random) -> tuple[str]:
         pad = " " if difficulty >= 3 and r.random() < 0.5 else ""
-        entries = [f"{pad}{word(r, 1, 3)}{pad}{kv_sep}{pad}{r.randint(-99, 99)}" for _ in range(size_for(difficulty, r))]
+        entries = [
+            f"{pad}{word(r, 1, 3)}{pad}{kv_sep}{pad}{r.randint(-99, 99)}"
+            for _ in range(size_for(difficulty, r))
+        ]
         return (pair_sep.join(entries),)
 
     return Variant(

@@ -1,0 +1,236 @@
+"""The procedural `kata` pack: families, ids, splits, validation, and references passing their
+own hidden tests at every difficulty."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rlvr.graders.base import make_grader
+from rlvr.graders.property_stateful import DRIVER_ENTRY
+from rlvr.task_packs.base import UnknownTaskError
+from rlvr.task_packs.kata import DIFFICULTIES, FAMILIES, KataPack, build_task, parse_task_id
+from rlvr.task_packs.kata.validate import validate_pack
+from rlvr.task_packs.registry import BUILTIN_PACKS, load_pack
+
+
+@pytest.fixture(scope="module")
+def pack() -> KataPack:
+    loaded = load_pack("kata")
+    assert isinstance(loaded, KataPack)
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def grader(pack: KataPack):
+    with make_grader(pack, types=False, jobs=2) as g:
+        yield g
+
+
+def test_at_least_thirty_families_across_the_topics() -> None:
+    assert len(FAMILIES) >= 30
+    topics = {f.topic for f in FAMILIES.values()}
+    assert {
+        "strings",
+        "lists",
+        "dicts",
+        "arithmetic",
+        "parsing",
+        "intervals",
+        "graphs",
+        "dp",
+        "classes",
+    } <= topics
+
+
+def test_split_is_by_family(pack: KataPack) -> None:
+    by_family: dict[str, set[str]] = {}
+    for task in pack.tasks():
+        by_family.setdefault(task.meta["family"], set()).add(task.split)
+    assert all(len(splits) == 1 for splits in by_family.values())
+    held_out = {name for name, splits in by_family.items() if splits == {"test"}}
+    assert 0 < len(held_out) < len(by_family)
+    assert {t.meta["family"] for t in pack.tasks("train")}.isdisjoint(held_out)
+    assert pack.info()["size"] == len(FAMILIES) * len(DIFFICULTIES)
+
+
+def test_registered_as_a_builtin_pack() -> None:
+    assert BUILTIN_PACKS["kata"] == "rlvr.task_packs.kata:KataPack"
+    info = load_pack("kata").info()
+    assert info["family"] == "code" and info["splits"] == ["test", "train"] and info["size"] >= 150
+
+
+def test_ids_regenerate_tasks_deterministically() -> None:
+    first = build_task("merge_intervals", 4, 123456789)
+    second = build_task("merge_intervals", 4, 123456789)
+    assert first == second and first.hidden == second.hidden
+    other = build_task("merge_intervals", 4, 7)
+    assert other.hidden["properties"]["inputs"] != first.hidden["properties"]["inputs"]
+    assert parse_task_id(first.id) == ("merge_intervals", 4, 123456789)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "kata/nope/1/0",
+        "kata/rotate_list/6/0",
+        "kata/rotate_list/1/-3",
+        "rotate_list/1/0",
+        "kata/rotate_list/1",
+    ],
+)
+def test_bad_ids_are_unknown_tasks(pack: KataPack, bad: str) -> None:
+    with pytest.raises(UnknownTaskError):
+        pack.get(bad)
+
+
+def test_hidden_data_never_in_the_prompt(pack: KataPack) -> None:
+    for task in pack.tasks():
+        assert task.hidden["reference"].strip() not in task.prompt
+        assert "hidden" not in task.public()
+
+
+def test_pack_validates(pack: KataPack) -> None:
+    assert validate_pack(pack) == []
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.nested_given, HealthCheck.too_slow]
+)
+@given(
+    name=st.sampled_from(sorted(FAMILIES)),
+    difficulty=st.sampled_from(DIFFICULTIES),
+    seed=st.integers(0, 10**9),
+)
+def test_every_reference_passes_its_own_hidden_tests(
+    grader, pack: KataPack, name: str, difficulty: int, seed: int
+) -> None:
+    task = pack.get(f"kata/{name}/{difficulty}/{seed}")
+    verdict = grader.grade(task.id, task.hidden["reference"])
+    assert verdict.passed, (task.id, verdict.feedback, verdict.error)
+    assert verdict.components["perf"].score == 1.0, verdict.components["perf"].detail
+
+
+def test_all_default_references_pass(grader, pack: KataPack) -> None:
+    tasks = pack.tasks()
+    verdicts = grader.grade_many([t.id for t in tasks], [t.hidden["reference"] for t in tasks])
+    failing = [(v.task_id, v.feedback, v.error) for v in verdicts if not v.passed]
+    assert failing == []
+
+
+# ------------------------------------------------------------------------------ stateful classes
+MIN_STACK_SCANNING = """
+class MinStack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, x):
+        self.items.append(x)
+
+    def pop(self):
+        return self.items.pop()
+
+    def top(self):
+        if not self.items:
+            raise IndexError
+        return self.items[-1]
+
+    def size(self):
+        return len(self.items)
+
+    def min(self):
+        if not self.items:
+            raise IndexError
+        smallest = self.items[0]
+        for v in self.items:
+            if v < smallest:
+                smallest = v
+        return smallest
+"""
+
+FORGED_DRIVER = f"""
+class MinStack:
+    pass
+
+def {DRIVER_ENTRY}(operations):
+    return [["ok", None] for _ in operations]
+"""
+
+RETURNS_INSTEAD_OF_RAISING = """
+class MinStack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, x):
+        self.items.append(x)
+
+    def pop(self):
+        if not self.items:
+            return ["raise", "IndexError"]
+        return self.items.pop()
+
+    def top(self):
+        if not self.items:
+            return ["raise", "IndexError"]
+        return self.items[-1]
+
+    def size(self):
+        return len(self.items)
+
+    def min(self):
+        if not self.items:
+            return ["raise", "IndexError"]
+        return min(self.items)
+"""
+
+
+def test_class_tasks_are_method_sequences(pack: KataPack) -> None:
+    task = pack.get("kata/min_stack/3/0")
+    sequences = [args[0] for args in task.hidden["properties"]["inputs"]]
+    assert sequences and all(ops[0][0] == "__init__" for ops in sequences)
+    assert any(len(ops) > 3 for ops in sequences)
+    assert task.hidden["driver"]["entry"] == DRIVER_ENTRY
+
+
+def test_correct_but_quadratic_class_passes_with_low_perf(grader) -> None:
+    verdict = grader.grade("kata/min_stack/3/0", MIN_STACK_SCANNING)
+    assert verdict.passed, verdict.feedback
+    assert verdict.components["perf"].score <= 0.25
+
+
+def test_candidate_cannot_replace_the_driver(grader) -> None:
+    verdict = grader.grade("kata/min_stack/3/0", FORGED_DRIVER)
+    assert not verdict.passed and "tests" in verdict.gates
+
+
+def test_candidate_cannot_pose_a_return_value_as_an_exception(grader) -> None:
+    verdict = grader.grade("kata/min_stack/3/0", RETURNS_INSTEAD_OF_RAISING)
+    assert not verdict.passed and "tests" in verdict.gates
+
+
+def test_relation_family_accepts_any_correct_answer(grader) -> None:
+    other_order = """
+def topological_order(n, edges):
+    indegree = [0] * n
+    out = [[] for _ in range(n)]
+    for u, v in edges:
+        out[u].append(v)
+        indegree[v] += 1
+    ready = sorted(v for v in range(n) if indegree[v] == 0)
+    order = []
+    while ready:
+        u = ready.pop(0)
+        order.append(u)
+        for v in out[u]:
+            indegree[v] -= 1
+            if indegree[v] == 0:
+                ready.append(v)
+    return order if len(order) == n else None
+"""
+    verdict = grader.grade("kata/topological_sort/4/0", other_order)
+    assert verdict.passed, verdict.feedback
+    wrong = grader.grade(
+        "kata/topological_sort/4/0", "def topological_order(n, edges):\n    return list(range(n))\n"
+    )
+    assert not wrong.passed

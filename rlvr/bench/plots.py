@@ -27,7 +27,8 @@ def _grouped_bars(
     positions = np.arange(len(categories))
     for index, (name, values) in enumerate(series.items()):
         heights = [np.nan if v is None else v for v in values]
-        axes.bar(positions + index * width - 0.4 + width / 2, heights, width, label=name)
+        bars = axes.bar(positions + index * width - 0.4 + width / 2, heights, width, label=name)
+        axes.bar_label(bars, labels=["n/a" if v is None else f"{v:.2f}" for v in values], fontsize=7)
     axes.set_xticks(
         positions,
         categories,

@@ -261,6 +261,10 @@ def summarize(
             + ", ".join(unknown[:5])
             + (" ..." if len(unknown) > 5 else "")
         )
+    if not policy.recorded and policy.settings.temperature == 0 and (spec.n or max(spec.ks)) > 1:
+        notes.append(
+            "temperature 0 is greedy decoding: a task's samples are (nearly) identical, so pass@k ~ pass@1"
+        )
     if store.unreadable_lines:
         notes.append(
             f"{store.unreadable_lines} unreadable line(s) in samples.jsonl were ignored (re-generated)"

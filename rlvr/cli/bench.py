@@ -57,6 +57,7 @@ def _add_bench(subparsers: Any) -> None:
     options.add_argument("--batch-size", type=int, help="hf: prompts per generate call (default 8)")
     options.add_argument("--device", help="hf: torch device (default cpu)")
     options.add_argument("--dtype", help="hf: torch dtype name, e.g. float32")
+    options.add_argument("--threads", type=int, help="hf: torch CPU threads (default: torch's own choice)")
     options.add_argument("--model", help="openai: model name (default: the server's first model)")
     options.add_argument("--concurrency", type=int, help="openai: requests in flight (default 8)")
     options.add_argument("--retries", type=int, help="openai: retries per request (default 4)")
@@ -87,6 +88,7 @@ def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
         "batch_size": args.batch_size,
         "device": args.device,
         "dtype": args.dtype,
+        "threads": args.threads,
         "model": args.model,
         "concurrency": args.concurrency,
         "retries": args.retries,

@@ -9,7 +9,7 @@ from rlvr.bench.policies.base import Generation, Policy, PolicyError, Request, S
 SCHEMES = ("hf", "openai", "jsonl")
 # which keyword options each scheme accepts (the CLI passes only the ones the user set)
 SCHEME_OPTIONS: dict[str, set[str]] = {
-    "hf": {"batch_size", "device", "dtype"},
+    "hf": {"batch_size", "device", "dtype", "threads"},
     "openai": {"model", "concurrency", "retries", "timeout", "backoff", "api_key"},
     "jsonl": set(),
 }

@@ -18,7 +18,8 @@ from rlvr.bench.policies.base import (
 
 
 class HFPolicy(Policy):
-    """Options: `batch_size` (prompts per generate call), `device` (default cpu), `dtype`."""
+    """Options: `batch_size` (prompts per generate call), `device` (default cpu), `dtype`, `threads`
+    (torch CPU threads for this process; on a busy machine fewer threads can be much faster)."""
 
     def __init__(
         self,
@@ -29,6 +30,7 @@ class HFPolicy(Policy):
         batch_size: int = 8,
         device: str = "cpu",
         dtype: str | None = None,
+        threads: int | None = None,
     ) -> None:
         super().__init__(spec, settings)
         try:
@@ -45,6 +47,10 @@ class HFPolicy(Policy):
             )
         if batch_size < 1:
             raise PolicyError(f"batch size must be at least 1, got {batch_size}")
+        if threads is not None:
+            if threads < 1:
+                raise PolicyError(f"threads must be at least 1, got {threads}")
+            torch.set_num_threads(threads)
         self.preferred_batch = batch_size
         self.device = device
         self._torch = torch

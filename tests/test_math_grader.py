@@ -9,6 +9,8 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rlvr  # noqa: F401
 from rlvr.envs.families import register_family_envs
@@ -153,3 +155,24 @@ def test_reasoning_gym_pack_uses_the_generators_own_scorer() -> None:
         wrong = math_grader.grade(tasks[0].id, "\\boxed{123456789}")
     assert all(v.passed and "reasoning-gym" in v.components["answer"].detail for v in right)
     assert not wrong.passed and wrong.gates == ["answer"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(format_weight=st.floats(0.0, 5.0), answer_weight=st.floats(0.01, 5.0))
+def test_gating_invariant_over_weights(
+    grader: MathGrader, format_weight: float, answer_weight: float
+) -> None:
+    pack = StaticPack(
+        "w", grader.pack.tasks(), family="math", weights={"format": format_weight, "answer": answer_weight}
+    )
+    weighted = MathGrader(pack)
+    weighted._worker = grader._worker  # share the warm worker; closing stays with the fixture
+    right, wrong, missing = weighted.grade_many(["three"] * 3, ["\\boxed{3}", "\\boxed{4}", "no idea"])
+    assert right.passed and not wrong.passed and not missing.passed
+    assert right.reward > wrong.reward >= missing.reward
+
+
+def test_zero_answer_weight_is_rejected() -> None:
+    pack = StaticPack("w", [], family="math", weights={"format": 1.0, "answer": 0.0})
+    with pytest.raises(ValueError):
+        MathGrader(pack)

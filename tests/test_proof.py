@@ -9,6 +9,8 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rlvr  # noqa: F401
 from rlvr.envs.families import register_family_envs
@@ -128,3 +130,19 @@ def test_proof_env_step() -> None:
     _, reward, terminated, _, info = env.step(env.unwrapped.task.hidden["reference"])
     assert terminated and reward == 1.0 and info["verdict"]["components"]["process"] == 1.0
     env.close()
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    outcome=st.floats(0.01, 5.0),
+    process=st.floats(0.0, 5.0),
+    valid=st.integers(0, 5),
+    total=st.integers(1, 5),
+)
+def test_gating_invariant_over_weights(outcome: float, process: float, valid: int, total: int) -> None:
+    pack = StaticPack("w", [], family="proof", weights={"outcome": outcome, "process": process})
+    weighted = ProofGrader(pack)
+    steps = [{"line": i + 1, "valid": i < min(valid, total), "why": ""} for i in range(total)]
+    failing = weighted._verdict("t", {"steps": steps, "proved": False}, "not proved", 0.0)
+    passing = weighted._verdict("t", {"steps": [dict(s, valid=True) for s in steps], "proved": True}, "", 0.0)
+    assert passing.passed and not failing.passed and passing.reward > failing.reward

@@ -23,8 +23,12 @@ MAX_COMPLETION_CHARS = 200_000
 
 def _normalised_weights(weights: dict[str, float] | None) -> dict[str, float]:
     merged = {**DEFAULT_WEIGHTS, **{k: v for k, v in (weights or {}).items() if k in DEFAULT_WEIGHTS}}
+    if merged["answer"] <= 0:
+        raise ValueError(
+            "the math `answer` weight must be positive: a wrong answer must score below a right one"
+        )
     total = sum(merged.values())
-    return {k: v / total for k, v in merged.items()} if total > 0 else dict(DEFAULT_WEIGHTS)
+    return {k: v / total for k, v in merged.items()}
 
 
 class MathGrader(Grader):

@@ -85,6 +85,16 @@ def test_dml_tasks_compare_the_resulting_state(grader: SQLGrader) -> None:
         ("SELECT load_extension('libc')", "denied"),
         ("WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r", "budget"),
         ("SELECT randomblob(100000000)", "error"),
+        (  # a sort of 1 GB of blobs: sqlite's heap limit stops it, no disk or RAM blow-up
+            "WITH RECURSIVE r(i, s) AS (SELECT 1, zeroblob(50000) UNION ALL SELECT i + 1, zeroblob(50000) FROM r "
+            "WHERE i < 20000) SELECT s FROM r ORDER BY random()",
+            "error",
+        ),
+        (
+            "WITH RECURSIVE r(i, s) AS (SELECT 1, zeroblob(50000) UNION ALL SELECT i + 1, zeroblob(50000) FROM r "
+            "WHERE i < 5000) SELECT s FROM r",
+            "rows",
+        ),
         ("SELECT 1; SELECT 2", "syntax"),
         ("SELEC name FROM t", "syntax"),
         ("SELECT '\x00'", "syntax"),

@@ -7,7 +7,9 @@ candidates. The fences:
 - `PRAGMA query_only` for query tasks (set before the authorizer, which then forbids turning it off);
 - a progress handler that aborts after a deterministic budget of virtual-machine steps (and, as a backstop,
   a wall-clock deadline), so a runaway recursive CTE or cross join ends with a verdict;
-- sqlite limits on string/blob length, SQL length and attached databases, and a cap on returned rows.
+- sqlite limits on string/blob length, SQL length and attached databases; temporary storage in memory under
+  sqlite's hard heap limit (a huge sort fails with "out of memory" instead of filling the disk or the
+  grader's RAM); a cap on returned rows and bytes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ STEP_BUDGET = 20_000_000  # sqlite VM instructions per run
 PROGRESS_EVERY = 10_000
 WALL_TIMEOUT = 5.0
 MAX_ROWS = 10_000
+MAX_RESULT_BYTES = 8 * 1024 * 1024
+MAX_VALUE_BYTES = 100_000
+SQLITE_HEAP_LIMIT = 256 * 1024 * 1024  # process-wide cap on sqlite's own allocations
 MAX_SQL_CHARS = 20_000
 
 _READ_ACTIONS = {
@@ -94,10 +99,12 @@ def _authorizer(writable: frozenset[str]) -> Any:
 
 
 def _fence(connection: sqlite3.Connection, writable: frozenset[str]) -> dict[str, float]:
-    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1_000_000)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
     connection.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_CHARS)
     connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
     connection.setlimit(sqlite3.SQLITE_LIMIT_COMPOUND_SELECT, 50)
+    connection.execute("PRAGMA temp_store = MEMORY")
+    connection.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_LIMIT}")
     if not writable:
         connection.execute("PRAGMA query_only = ON")
     connection.set_authorizer(_authorizer(writable))
@@ -149,6 +156,19 @@ def _classify(exc: sqlite3.Error, state: dict[str, float]) -> SQLRunError:
     return SQLRunError("error", message)
 
 
+def _fetch_bounded(cursor: sqlite3.Cursor) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = []
+    size = 0
+    while batch := cursor.fetchmany(256):
+        rows += batch
+        size += sum(len(v) if isinstance(v, str | bytes) else 8 for row in batch for v in row)
+        if len(rows) > MAX_ROWS:
+            raise SQLRunError("rows", f"more than {MAX_ROWS} rows returned")
+        if size > MAX_RESULT_BYTES:
+            raise SQLRunError("rows", f"result larger than {MAX_RESULT_BYTES // (1024 * 1024)} MiB")
+    return rows
+
+
 def run_query(database: bytes, sql: str) -> Result:
     """Run one read-only SELECT on a private copy; raises SQLRunError."""
     statements = split_statements(sql)
@@ -160,10 +180,7 @@ def run_query(database: bytes, sql: str) -> Result:
         cursor = connection.execute(statements[0])
         if cursor.description is None:
             raise SQLRunError("denied", "the statement returns no rows (a query task needs a SELECT)")
-        rows = cursor.fetchmany(MAX_ROWS + 1)
-        if len(rows) > MAX_ROWS:
-            raise SQLRunError("rows", f"more than {MAX_ROWS} rows returned")
-        return Result(len(cursor.description), rows)
+        return Result(len(cursor.description), _fetch_bounded(cursor))
     except sqlite3.Error as exc:
         raise _classify(exc, state) from None
     except (OverflowError, MemoryError, ValueError) as exc:
@@ -182,7 +199,7 @@ def run_script(database: bytes, sql: str, writable: frozenset[str]) -> bytes:
     try:
         for statement in statements:
             cursor = connection.execute(statement)
-            cursor.fetchmany(MAX_ROWS)
+            _fetch_bounded(cursor)
         connection.set_authorizer(None)
         connection.set_progress_handler(None, 0)
         return connection.serialize()

@@ -52,7 +52,12 @@ def test_parse_turn_shapes() -> None:
     assert parse_turn('{"name": "x", "arguments": {"k": 1}}').calls[0].arguments == {"k": 1}
     assert parse_turn('```json\n{"final_answer": "42"}\n```').final_answer == "42"
     assert parse_turn('{"role": "assistant", "content": "done"}').final_answer == "done"
+    huge_number = '{"name": "transfer", "arguments": {"amount": ' + "9" * 5000 + "}}"
+    huge_in_string = json.dumps([{"function": {"name": "x", "arguments": '{"a": ' + "9" * 5000 + "}"}}])
     for bad in [
+        huge_number,
+        huge_in_string,
+        "[" * 50_000 + "]" * 50_000,
         "hello",
         "{",
         '{"tool_calls": 5}',

@@ -28,7 +28,7 @@ def split_transcript(completion: str) -> list[str]:
     """The agent's turns, each as the text the env would have received."""
     try:
         whole = json.loads(completion)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):
         whole = None
     if isinstance(whole, list) and whole and all(_is_turn(item) for item in whole):
         return [json.dumps(item) for item in whole]
@@ -36,7 +36,7 @@ def split_transcript(completion: str) -> list[str]:
     if len(lines) > 1:
         try:
             parsed = [json.loads(line) for line in lines]
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             parsed = []
         if parsed and all(_is_turn(item) for item in parsed):
             return lines

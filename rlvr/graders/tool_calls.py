@@ -51,8 +51,9 @@ def _one_call(raw: Any, index: int) -> ToolCall:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise Malformed(f"tool call {index} ({name}): arguments are not valid JSON: {exc.msg}") from None
+        except (ValueError, RecursionError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "too deep or a number too long"
+            raise Malformed(f"tool call {index} ({name}): arguments are not valid JSON: {reason}") from None
     if not isinstance(arguments, dict):
         raise Malformed(f"tool call {index} ({name}): arguments must be a JSON object")
     call_id = raw.get("id")
@@ -95,8 +96,8 @@ def parse_turn(text: str) -> Turn:
     body = fenced[-1] if fenced else text.strip()
     try:
         value = json.loads(body)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+    except (ValueError, RecursionError) as exc:  # ValueError also covers ints longer than Python allows
+        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply or number too long"
         return Turn(error=f"not valid JSON ({message}); send tool calls or a final answer as JSON")
     try:
         return _from_json(value)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
+import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -272,3 +275,40 @@ def test_closed_checker_flags_every_item() -> None:
     checker.close()
     reports = checker.check_many([CLEAN, ONE_ERROR])
     assert all(r.error == "type checker is closed" for r in reports)
+
+
+@pytest.mark.parametrize("engine", ["server", "cli"])
+def test_stdlib_only_even_if_the_empty_venv_vanished(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The grader's own python first on PATH: the one pyright would ask for search paths.
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    with TypeChecker(engine=engine) as checker:
+        shutil.rmtree(checker._home / "empty")  # pyright would fall back to the python on PATH
+        report = checker.check("import numpy\nimport tree_sitter\n")
+        assert report.error is None and report.errors == 2
+
+
+def test_a_forked_child_gets_its_own_server_and_leaves_the_parents_alone(checker: CountingChecker) -> None:
+    assert checker.check(CLEAN).errors == 0
+    engine = checker._engine
+    assert isinstance(engine, _ServerEngine)
+    parent_connection = engine._connection
+    assert parent_connection is not None
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: check, close, and leave without running the parent's cleanup
+        try:
+            report = checker.check(THREE_ERRORS)
+            child_engine = checker._engine
+            assert isinstance(child_engine, _ServerEngine)
+            own_server = child_engine._connection is not parent_connection
+            checker.close()
+            os.write(write_end, f"{report.errors} {own_server}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        answer = pipe.read()
+    os.waitpid(pid, 0)
+    assert answer == "3 True"
+    assert parent_connection.alive and checker._home.is_dir()
+    assert checker.check(ONE_ERROR).errors == 1

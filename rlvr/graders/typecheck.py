@@ -133,7 +133,8 @@ class TypeChecker:
         self._lock = threading.Lock()
         self._closed = False
         self._home = Path(tempfile.mkdtemp(prefix="rlvr-pyright-"))
-        self._finalizer = weakref.finalize(self, shutil.rmtree, self._home, True)
+        self._owner_pid = os.getpid()
+        self._finalizer = weakref.finalize(self, _remove_home, self._home, self._owner_pid)
         (self._home / "empty" / "lib" / f"python{PYTHON_VERSION}" / "site-packages").mkdir(parents=True)
         config = _pyright_config(self._home)
         self._engine: _CliEngine | _ServerEngine = (
@@ -180,6 +181,8 @@ class TypeChecker:
 
     def close(self) -> None:
         self._closed = True
+        if os.getpid() != self._owner_pid:
+            return  # a forked copy: the pyright server and the temp dir belong to the parent
         with self._lock:
             self._cache.clear()
         self._engine.close()
@@ -248,9 +251,16 @@ def _node_command(bundle: PyrightBundle, script: Path, *args: str) -> list[str]:
     return [str(bundle.node), f"--max-old-space-size={NODE_HEAP_MB}", str(script), *args]
 
 
+def _remove_home(home: Path, owner_pid: int) -> None:
+    if os.getpid() == owner_pid:  # never from a forked child exiting
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def _node_env(home: Path, bundle: PyrightBundle) -> dict[str, str]:
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        # No directory with a python in it: were the empty venv ever missing, pyright would ask the
+        # python on PATH for its search paths and see the grader's site-packages.
+        "PATH": str(home / "no-python-here"),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         # Belt and braces: were pyright-python's wrapper ever involved, pin it to the bundle.
@@ -366,6 +376,8 @@ class _ServerEngine:
         with self._lock:
             deadline = time.monotonic() + self.timeout
             connection = self._connection
+            if connection is not None and connection.owner_pid != os.getpid():
+                connection = self._connection = None  # inherited through fork: the parent's to use
             if connection is None or not connection.alive:
                 started = self._start(deadline)
                 if isinstance(started, _RunFailure):
@@ -470,6 +482,7 @@ class _LspConnection:
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
+        self.owner_pid = os.getpid()
         self._responses: dict[int, dict[str, Any]] = {}
         self._registered = False
         self._closed = False

@@ -187,7 +187,6 @@ class ToolEpisode:
             passed=passed,
             components={
                 "goal": Component(w_goal if goal and answer_ok else 0.0, w_goal),
-                "policy": Component(0.0, 0.0, f"hard gate, no weight: {len(self.violations)} violation(s)"),
                 "efficiency": Component(
                     w_efficiency * efficiency,
                     w_efficiency,

@@ -188,11 +188,13 @@ def test_a_failing_file_cannot_sink_its_batch(checker: CountingChecker) -> None:
 
 def test_cli_timeout_is_reported_not_silent() -> None:
     with TypeChecker(timeout=0.05, engine="cli") as checker:
+        engine = checker._engine
+        assert isinstance(engine, _CliEngine)
+        engine.seconds_per_candidate = 0.0
         reports = checker.check_many([CLEAN, ONE_ERROR])
         assert all(r.error is not None and "timed out" in r.error for r in reports)
         assert all(r.score == 0.0 for r in reports)
-        engine = checker._engine
-        assert isinstance(engine, _CliEngine) and not engine._running  # killed and reaped
+        assert not engine._running  # killed and reaped
 
 
 def test_server_recovers_from_timeout_and_crash() -> None:
@@ -203,7 +205,7 @@ def test_server_recovers_from_timeout_and_crash() -> None:
         first = engine._connection
         assert first is not None and first.alive
 
-        engine.timeout = 0.001  # the next batch cannot finish in time
+        engine.timeout, engine.seconds_per_candidate = 0.001, 0.0  # the next batch cannot finish in time
         timed_out = checker.check(ONE_ERROR)
         assert timed_out.error is not None and "timed out" in timed_out.error and timed_out.score == 0.0
         assert not first.alive and first.process.poll() is not None  # killed, not leaked

@@ -43,6 +43,9 @@ MAX_MESSAGES = 5
 MAX_MESSAGE_CHARS = 160
 PYTHON_VERSION = "3.11"
 NODE_HEAP_MB = 3072
+# A run may take `timeout` seconds plus this much per candidate in its batch: a big healthy batch on a
+# loaded machine must not time out (and be split) just for being big.
+SECONDS_PER_CANDIDATE = 0.05
 
 
 class TypeCheckerUnavailable(RuntimeError):
@@ -115,7 +118,8 @@ Diagnostic = tuple[int, str, str]
 
 class TypeChecker:
     """Batched pyright with a content-hash LRU cache (keyed on the comment-blanked text; failures
-    are not cached). Thread-safe; `close()` kills any running pyright.
+    are not cached). Thread-safe; `close()` kills any running pyright. A pyright run may take
+    `timeout` seconds plus SECONDS_PER_CANDIDATE per candidate before it is killed.
 
     engine="server" (default) starts a `pyright-langserver` at the first check and keeps it; it exits
     with this process. engine="cli" starts one `pyright --outputjson` per batch. Both read the same
@@ -274,6 +278,7 @@ class _CliEngine:
 
     def __init__(self, bundle: PyrightBundle, config: dict[str, Any], timeout: float) -> None:
         self.bundle, self.config, self.timeout = bundle, config, timeout
+        self.seconds_per_candidate = SECONDS_PER_CANDIDATE
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
 
@@ -286,7 +291,7 @@ class _CliEngine:
             for name, text in zip(names, texts, strict=True):
                 (root / name).write_text(text, encoding="utf-8")
             (root / "pyrightconfig.json").write_text(json.dumps(self.config))
-            completed = self._spawn(root)
+            completed = self._spawn(root, self.timeout + self.seconds_per_candidate * len(texts))
             if isinstance(completed, _RunFailure):
                 return completed
             returncode, stdout, stderr = completed
@@ -304,7 +309,7 @@ class _CliEngine:
         for process in running:
             _kill_group(process)
 
-    def _spawn(self, root: Path) -> tuple[int, bytes, bytes] | _RunFailure:
+    def _spawn(self, root: Path, budget: float) -> tuple[int, bytes, bytes] | _RunFailure:
         command = _node_command(
             self.bundle, self.bundle.script, "--outputjson", "--project", str(root / "pyrightconfig.json")
         )
@@ -323,11 +328,11 @@ class _CliEngine:
         with self._lock:
             self._running.add(process)
         try:
-            stdout, stderr = process.communicate(timeout=self.timeout)
+            stdout, stderr = process.communicate(timeout=budget)
         except subprocess.TimeoutExpired:
             _kill_group(process)
             process.communicate()
-            return _RunFailure(f"pyright timed out after {self.timeout:g}s")
+            return _RunFailure(f"pyright timed out after {budget:g}s")
         finally:
             with self._lock:
                 self._running.discard(process)
@@ -365,6 +370,7 @@ class _ServerEngine:
 
     def __init__(self, bundle: PyrightBundle, config: dict[str, Any], home: Path, timeout: float) -> None:
         self.bundle, self.timeout = bundle, timeout
+        self.seconds_per_candidate = SECONDS_PER_CANDIDATE
         self._root = home / "workspace"
         self._root.mkdir()
         (self._root / "pyrightconfig.json").write_text(json.dumps(config))
@@ -374,7 +380,8 @@ class _ServerEngine:
 
     def run(self, texts: list[str]) -> list[list[Diagnostic]] | _RunFailure:
         with self._lock:
-            deadline = time.monotonic() + self.timeout
+            budget = self.timeout + self.seconds_per_candidate * len(texts)
+            deadline = time.monotonic() + budget
             connection = self._connection
             if connection is not None and connection.owner_pid != os.getpid():
                 connection = self._connection = None  # inherited through fork: the parent's to use
@@ -383,7 +390,7 @@ class _ServerEngine:
                 if isinstance(started, _RunFailure):
                     return started
                 connection = started
-            outcome = self._diagnose(connection, texts, deadline)
+            outcome = self._diagnose(connection, texts, deadline, budget)
             self._documents += len(texts)
             if isinstance(outcome, _RunFailure) or self._documents >= self.RECYCLE_DOCUMENTS:
                 self._stop()
@@ -436,7 +443,7 @@ class _ServerEngine:
         return connection
 
     def _diagnose(
-        self, connection: _LspConnection, texts: list[str], deadline: float
+        self, connection: _LspConnection, texts: list[str], deadline: float, budget: float
     ) -> list[list[Diagnostic]] | _RunFailure:
         # Unguessable names: a candidate cannot import a sibling candidate's document.
         token = secrets.token_hex(8)
@@ -451,7 +458,7 @@ class _ServerEngine:
             if response is None:
                 if not connection.alive:
                     return _RunFailure("pyright-langserver exited unexpectedly")
-                return _RunFailure(f"pyright timed out after {self.timeout:g}s")
+                return _RunFailure(f"pyright timed out after {budget:g}s")
             if "error" in response:
                 return _RunFailure(f"pyright-langserver error: {response['error']}")
             found.append(self._items(response.get("result")))

@@ -256,11 +256,24 @@ def _row_ks(row: dict[str, Any]) -> list[int]:
     return [int(m.group(1)) for key in row if (m := re.fullmatch(r"pass@(\d+)", key))]
 
 
+def short_labels(rows: list[dict[str, Any]]) -> list[str]:
+    """Plot labels naming only what differs between cells (e.g. "strong\nn=8 temperature=0.2")."""
+    keys = [k for k in ("policy", "pack", *GRID_KEYS) if len({str(row.get(k)) for row in rows}) > 1]
+    labels = []
+    for index, row in enumerate(rows, start=1):
+        names = [str(row[k]) for k in ("policy", "pack") if k in keys]
+        settings = [f"{k}={row.get(k)}" for k in GRID_KEYS if k in keys]
+        labels.append(
+            "\n".join(part for part in (" ".join(names), " ".join(settings)) if part) or f"cell {index}"
+        )
+    return labels
+
+
 def write_sweep_report(out: Path, summary: dict[str, Any]) -> None:
     rows: list[dict[str, Any]] = summary["cells"]
     (out / "sweep.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     write_csv(out / "sweep.csv", rows)
-    labels = [row["cell"] for row in rows]
+    labels = short_labels(rows)
     pass_series = {f"pass@{k}": [row.get(f"pass@{k}") for row in rows] for k in summary["k"]}
     plots.metric_by_cell(out / "sweep_pass_at_k.png", "pass@k by cell", labels, pass_series)
     quality = {
@@ -273,11 +286,11 @@ def write_sweep_report(out: Path, summary: dict[str, Any]) -> None:
     if len(temperatures) > 1 and summary["k"]:
         first_k = summary["k"][0]
         lines: dict[str, list[tuple[float, float | None]]] = {}
+        others = [k for k in GRID_KEYS if k != "temperature" and len({str(r.get(k)) for r in rows}) > 1]
         for row in rows:
             if row.get("temperature") is not None:
-                lines.setdefault(f"{row['policy']} / {row['pack']}", []).append(
-                    (row["temperature"], row.get(f"pass@{first_k}"))
-                )
+                name = " ".join([f"{row['policy']} / {row['pack']}", *(f"{k}={row.get(k)}" for k in others)])
+                lines.setdefault(name, []).append((row["temperature"], row.get(f"pass@{first_k}")))
         plots.metric_vs_setting(
             out / "sweep_temperature.png",
             f"pass@{first_k} vs temperature",

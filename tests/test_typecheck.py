@@ -39,9 +39,15 @@ class CountingChecker(TypeChecker):
 
     def _run_pyright(self, texts: list[str]) -> list[TypeReport] | _RunFailure:
         self.runs.append(len(texts))
-        if any("POISON" in text for text in texts):
-            return _RunFailure("poisoned batch")
-        return super()._run_pyright(texts)
+        poisoned = [i for i, text in enumerate(texts) if "POISON" in text]
+        if not poisoned:
+            return super()._run_pyright(texts)
+        if "SLOW_POISON" not in texts[poisoned[0]]:
+            return _RunFailure("poisoned batch")  # fails having finished nothing, like a CLI run
+        # fails having finished the files before it, like a server answering document by document
+        finished = self._engine.run(texts[: poisoned[0]]) if poisoned[0] else []
+        assert not isinstance(finished, _RunFailure)
+        return _RunFailure("slow poison", dict(enumerate(finished)))
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +190,14 @@ def test_a_failing_file_cannot_sink_its_batch(checker: CountingChecker) -> None:
     assert [r.errors for r in reports[:2]] == [0, 1] and reports[3].errors == 3
     assert reports[2].error == "poisoned batch" and reports[2].score == 0.0
     assert checker.runs == [4, 2, 2, 1, 1]
+
+
+def test_work_finished_before_a_failure_is_kept(checker: CountingChecker) -> None:
+    sources = [CLEAN, ONE_ERROR, "x = 'SLOW_POISON'\n", THREE_ERRORS, CLEAN + "\n"]
+    reports = checker.check_many(sources)
+    assert [r.errors for r in reports] == [0, 1, 0, 3, 0]
+    assert reports[2].error == "slow poison" and [r.error for r in reports].count(None) == 4
+    assert checker.runs == [5, 1, 2]  # the batch, the culprit alone, the rest together
 
 
 def test_cli_timeout_is_reported_not_silent() -> None:

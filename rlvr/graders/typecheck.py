@@ -107,13 +107,16 @@ def _package_dir(name: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+# (1-based line, "error" | "warning", message) for one candidate
+Diagnostic = tuple[int, str, str]
+
+
 @dataclass
 class _RunFailure:
     reason: str
-
-
-# (1-based line, "error" | "warning", message) for one candidate
-Diagnostic = tuple[int, str, str]
+    # candidates the run did finish before failing (batch index -> diagnostics); a server answers
+    # document by document, a CLI run all at once or not at all
+    finished: dict[int, list[Diagnostic]] = field(default_factory=dict)
 
 
 class TypeChecker:
@@ -218,8 +221,10 @@ class TypeChecker:
 
     # ------------------------------------------------------------------ running pyright
     def _check_isolated(self, texts: list[str]) -> list[TypeReport]:
-        """Check `texts` in one run; if the run fails or times out, split it in halves so one
-        pathological file cannot sink the others. A lone file that still fails gets `error` set."""
+        """Check `texts` in one run, so that one pathological file cannot sink the others: if the run
+        fails or times out, keep what it finished, retry the first unfinished file alone (the likely
+        culprit) and the rest together; with nothing finished, retry in halves. A lone file that
+        still fails gets `error` set."""
         if not texts:
             return []
         outcome = self._run_pyright(texts)
@@ -227,8 +232,15 @@ class TypeChecker:
             return outcome
         if len(texts) == 1 or self._closed:
             return [failed_report(outcome.reason) for _ in texts]
-        middle = len(texts) // 2
-        return self._check_isolated(texts[:middle]) + self._check_isolated(texts[middle:])
+        reports: list[TypeReport | None] = [None] * len(texts)
+        for index, diagnostics in outcome.finished.items():
+            reports[index] = _report(diagnostics)
+        unfinished = [i for i, report in enumerate(reports) if report is None]
+        split = 1 if outcome.finished else len(unfinished) // 2
+        for group in (unfinished[:split], unfinished[split:]):
+            for index, report in zip(group, self._check_isolated([texts[i] for i in group]), strict=True):
+                reports[index] = report
+        return [r if r is not None else failed_report("internal: not checked") for r in reports]
 
     def _run_pyright(self, texts: list[str]) -> list[TypeReport] | _RunFailure:
         outcome = self._engine.run(texts)
@@ -455,16 +467,29 @@ class _ServerEngine:
         found: list[list[Diagnostic]] = []
         for request in requests:
             response = connection.wait(request, deadline)
-            if response is None:
-                if not connection.alive:
-                    return _RunFailure("pyright-langserver exited unexpectedly")
-                return _RunFailure(f"pyright timed out after {budget:g}s")
-            if "error" in response:
-                return _RunFailure(f"pyright-langserver error: {response['error']}")
+            if response is None or "error" in response:
+                if response is not None:
+                    reason = f"pyright-langserver error: {response['error']}"
+                elif connection.alive:
+                    reason = f"pyright timed out after {budget:g}s"
+                else:
+                    reason = "pyright-langserver exited unexpectedly"
+                return _RunFailure(reason, self._finished(connection, requests, found))
             found.append(self._items(response.get("result")))
         for uri in uris:
             connection.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         return found
+
+    def _finished(
+        self, connection: _LspConnection, requests: list[int], found: list[list[Diagnostic]]
+    ) -> dict[int, list[Diagnostic]]:
+        """The documents answered before a failure: those waited for, and any answered out of turn."""
+        finished = dict(enumerate(found))
+        for index in range(len(found), len(requests)):
+            response = connection.take(requests[index])
+            if response is not None and "error" not in response:
+                finished[index] = self._items(response.get("result"))
+        return finished
 
     def _items(self, result: Any) -> list[Diagnostic]:
         items = result.get("items", []) if isinstance(result, dict) else []
@@ -520,6 +545,11 @@ class _LspConnection:
                 lambda: request_id in self._responses or self._closed,
                 timeout=max(0.0, deadline - time.monotonic()),
             )
+            return self._responses.pop(request_id, None)
+
+    def take(self, request_id: int) -> dict[str, Any] | None:
+        """The response if it has arrived, without waiting."""
+        with self._changed:
             return self._responses.pop(request_id, None)
 
     def wait_registered(self, deadline: float) -> bool:

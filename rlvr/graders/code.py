@@ -20,7 +20,7 @@ from rlvr.graders.oracle import CodeOracle, OracleCache, OracleError
 from rlvr.graders.perf import PerfPlan, PerfResult, perf_score
 from rlvr.graders.properties import PropertyConfig, PropertyTests, record_counterexample
 from rlvr.graders.property_stateful import sandbox_source
-from rlvr.graders.syntax import SyntaxReport, analyze
+from rlvr.graders.syntax import MAX_SOURCE_CHARS, SyntaxReport, analyze
 from rlvr.graders.typecheck import TypeChecker, TypeReport
 from rlvr.sandbox.pool import ExecResult, Job
 from rlvr.task_packs.base import TaskPack
@@ -109,7 +109,10 @@ class CodeGrader(Grader):
                 verdicts[index] = Verdict.failure(task.id, "empty completion")
                 continue
             started = time.perf_counter()
-            program = build_program(task.prompt, completion, task.hidden["entry_point"])
+            if len(completion) > MAX_SOURCE_CHARS:  # the syntax layer rejects it without parsing
+                program = completion
+            else:
+                program = build_program(task.prompt, completion, task.hidden["entry_point"])
             report = analyze(program)
             item = _Prepared(index, task, program, report, started=started)
             if report.ok:

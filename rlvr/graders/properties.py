@@ -42,7 +42,7 @@ import re
 import threading
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -379,31 +379,115 @@ def _scaled_seed_inputs(
 
 # ------------------------------------------------------------------------------------ entry point
 class PropertyTests:
-    """The default generator wired into CodeGrader (`OracleCache(generate=...)`); results are
-    cached per task content, so every grader in the process reuses them."""
+    """The default generator wired into CodeGrader (`OracleCache(generate=...)`).
+
+    Generated tests are cached by task content and config: in memory (every grader in the process
+    reuses them) and in shipped cache files (`property_cache_<pack>.jsonl`, written by
+    `python -m rlvr.graders.properties write-cache <pack>`), so HumanEval's 164 tasks need no
+    generation at grading time. Generation is deterministic, so a cache entry is exactly what
+    generation would produce (tests/test_properties_humaneval.py checks a sample).
+    """
 
     _cache: dict[str, GeneratedTests | None] = {}
     _lock = threading.Lock()
+    _shipped: dict[str, dict[str, Any]] | None = None
 
     def __init__(self, config: PropertyConfig | None = None) -> None:
         self.config = config or PropertyConfig()
 
-    def _cache_key(self, task: Task) -> str:
+    def cache_key(self, task: Task) -> str:
         hidden = {
             k: task.hidden.get(k)
             for k in ("reference", "check", "calls", "properties", "preconditions", "perf")
         }
+        config = repr(replace(self.config, counterexample_db=None))
+        database = ""
+        if self.config.counterexample_db is not None:
+            path = _db_file(self.config.counterexample_db, task.id)
+            database = path.read_text(encoding="utf-8") if path.is_file() else ""
         blob = json.dumps(
-            [task.id, task.prompt, repr(hidden), repr(self.config)], sort_keys=True, default=repr
+            [GENERATOR_VERSION, task.id, task.prompt, repr(hidden), config, database], default=repr
         )
         return hashlib.sha256(blob.encode()).hexdigest()
 
+    @classmethod
+    def shipped(cls) -> dict[str, dict[str, Any]]:
+        with cls._lock:
+            if cls._shipped is None:
+                entries: dict[str, dict[str, Any]] = {}
+                for path in sorted(CACHE_DIR.glob("property_cache_*.jsonl")):
+                    for line in path.read_text(encoding="utf-8").splitlines():
+                        record = json.loads(line)
+                        entries[record["key"]] = record
+                cls._shipped = entries
+            return cls._shipped
+
     def __call__(self, task: Task, oracle: CodeOracle) -> GeneratedTests | None:
-        key = self._cache_key(task)
+        key = self.cache_key(task)
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-        generated = generate_tests(task, oracle, self.config)
+        record = self.shipped().get(key)
+        if record is not None:
+            generated = _from_record(record, task_relation(task))
+        else:
+            generated = generate_tests(task, oracle, self.config)
         with self._lock:
             self._cache[key] = generated
         return generated
+
+
+CACHE_DIR = Path(__file__).parent  # property_cache_<pack>.jsonl files ship as package data
+
+
+def _to_record(key: str, task_id: str, generated: GeneratedTests | None) -> dict[str, Any]:
+    if generated is None:
+        return {"key": key, "task_id": task_id, "none": True}
+    return {
+        "key": key,
+        "task_id": task_id,
+        "calls": dumps([list(c) for c in generated.calls]),
+        "perf_calls": dumps([list(c) for c in generated.perf_calls]),
+        "perf_sizes": list(generated.perf_sizes),
+    }
+
+
+def _from_record(record: dict[str, Any], relation: Comparator | None) -> GeneratedTests | None:
+    if record.get("none"):
+        return None
+    return GeneratedTests(
+        tuple(tuple(c) for c in loads(record["calls"])),
+        relation,
+        tuple(tuple(c) for c in loads(record["perf_calls"])),
+        tuple(int(n) for n in record["perf_sizes"]),
+    )
+
+
+def write_cache(pack_name: str) -> Path:
+    """Generate the tests of every task of a pack and write them as a shipped cache file."""
+    from rlvr.graders.oracle import OracleError
+    from rlvr.task_packs.registry import load_pack
+
+    generator = PropertyTests()
+    lines = []
+    for task in load_pack(pack_name).tasks():
+        try:
+            oracle = CodeOracle(task)
+        except OracleError:
+            continue
+        generated = generate_tests(task, oracle, generator.config)
+        lines.append(
+            json.dumps(_to_record(generator.cache_key(task), task.id, generated), separators=(",", ":"))
+        )
+    path = CACHE_DIR / f"property_cache_{pack_name}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] != "write-cache":
+        print("usage: python -m rlvr.graders.properties write-cache PACK", file=sys.stderr)
+        raise SystemExit(2)
+    print(write_cache(sys.argv[2]))

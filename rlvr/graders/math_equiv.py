@@ -352,6 +352,7 @@ def scalars_equal(candidate: str, reference: str, tolerance: Tolerance | None) -
 def _strip_symbol_equation(candidate: str, reference: str) -> tuple[str, str]:
     """`x = 5` against `5`: compare the right-hand side."""
     c, r = _SYMBOL_EQUATION.match(candidate), _SYMBOL_EQUATION.match(reference)
+    c, r = (m if m and not re.search(r"=|\\lor|\\land", m.group(2)) else None for m in (c, r))
     if c and not r and "=" not in reference:
         return c.group(2), reference
     if r and not c and "=" not in candidate:
@@ -377,6 +378,8 @@ def structurally_equal(candidate: str, reference: str, tolerance: Tolerance | No
         if len(collection.items) == 1 and collection.kind != "tuple":
             return scalars_equal(single.text, collection.items[0], tolerance)
         expanded = parse_expression(single.text)  # `\pm 2` is the set {-2, 2}
+        if isinstance(expanded, sympy.Or):  # `x = -1 or x = 4` is the solution set {-1, 4}
+            expanded = _as_real_set(expanded)
         if isinstance(expanded, sympy.FiniteSet) and collection.kind in ("set", "list"):
             items = [parse_expression(item) for item in collection.items]
             return multisets_equal(list(expanded.args), items, tolerance)

@@ -176,3 +176,16 @@ def test_zero_answer_weight_is_rejected() -> None:
     pack = StaticPack("w", [], family="math", weights={"format": 1.0, "answer": 0.0})
     with pytest.raises(ValueError):
         MathGrader(pack)
+
+
+def test_directory_tolerance_is_validated(tmp_path: Path) -> None:
+    (tmp_path / "pack.toml").write_text('name = "tol"\nfamily = "math"\n')
+    lines = [
+        {"id": "ok", "prompt": "p", "answer": "1.41", "tolerance": {"abs": 0.01}},
+        {"id": "bad", "prompt": "p", "answer": "1.41", "tolerance": "loose"},
+        {"id": "neg", "prompt": "p", "answer": "1.41", "tolerance": -1},
+    ]
+    (tmp_path / "tasks.jsonl").write_text("\n".join(json.dumps(x) for x in lines))
+    problems = [str(p) for p in validate_directory(tmp_path)]
+    assert len(problems) == 2 and all("tolerance: must be" in p for p in problems)
+    assert ":2:" in problems[0] and ":3:" in problems[1]

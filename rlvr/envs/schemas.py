@@ -10,7 +10,7 @@ import re
 import sqlite3
 from typing import Any
 
-from rlvr.task_packs.directory import PUBLIC_FIELDS, register_family_schema
+from rlvr.task_packs.directory import HIDDEN_BUILDERS, PUBLIC_FIELDS, TASK_CHECKERS, register_family_schema
 
 Problems = list[tuple[str, str]]
 
@@ -26,6 +26,34 @@ def _need_text(line: dict[str, Any], name: str) -> Problems:
     if not isinstance(value, str) or not value.strip():
         return [(name, f"must be a non-empty string, got {type(value).__name__}")]
     return []
+
+
+# ---------------------------------------------------------------- math (extends the core answer check)
+
+_core_math_checker = TASK_CHECKERS.get("math")
+
+
+def check_math(line: dict[str, Any]) -> Problems:
+    problems = _core_math_checker(line) if _core_math_checker else []
+    tolerance = line.get("tolerance")
+    if tolerance is None:
+        return problems
+    number = (int, float)
+    if isinstance(tolerance, bool) or not (
+        (isinstance(tolerance, number) and tolerance >= 0)
+        or (
+            isinstance(tolerance, dict)
+            and tolerance
+            and set(tolerance) <= {"abs", "rel"}
+            and all(isinstance(v, number) and not isinstance(v, bool) and v >= 0 for v in tolerance.values())
+        )
+    ):
+        problems.append(("tolerance", 'must be a non-negative number (absolute) or {"abs": x, "rel": y}'))
+    return problems
+
+
+if "math" in HIDDEN_BUILDERS:
+    register_family_schema("math", check_math, HIDDEN_BUILDERS["math"])
 
 
 # ---------------------------------------------------------------- sql

@@ -173,3 +173,84 @@ def test_lora_reference_is_the_adapter_disabled_model(tokenizer: Any) -> None:
         disabled = completion_logprobs(reference.model, rollout.sequences, 1.0)[0]
         original = completion_logprobs(frozen_copy, rollout.sequences, 1.0)[0]
     assert torch.allclose(disabled, original, atol=1e-5)
+
+
+class ParityGrader:
+    """Tasks named "flat*" always get reward 1 (a zero-variance group); others reward odd-length
+    completions, so their groups usually vary."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+        self.calls += 1
+        return [
+            Verdict(t, 1.0 if t.startswith("flat") else float(len(c) % 2), passed=True)
+            for t, c in zip(task_ids, completions, strict=True)
+        ]
+
+
+def test_dynamic_sampling_replaces_zero_variance_groups(tokenizer: Any) -> None:
+    import random
+
+    from rlvr.trainer.curriculum import Curriculum
+    from rlvr.trainer.grpo import collect_rollout
+
+    model = tiny(tokenizer)
+    tasks = [Task(id=f"flat{i}", prompt=PROMPTS[0], split="train") for i in range(3)]
+    tasks += [Task(id=f"vary{i}", prompt=PROMPTS[1], split="train") for i in range(3)]
+    config = update_config(tasks_per_step=3, group_size=4, group_size_max=0, dynamic_sampling=True)
+    config.grpo.max_resample_rounds = 6
+    grader = ParityGrader()
+    torch.manual_seed(0)
+    rollout, stats = collect_rollout(
+        model,
+        tokenizer,
+        grader,
+        Curriculum(tasks, False, 1.0, 1),
+        random.Random(0),
+        config,
+        (1, 1),  # type: ignore[arg-type]
+    )
+    assert all(t.id.startswith("vary") for t in rollout.tasks)
+    assert not any(
+        zero_std
+        for zero_std in [
+            rollout.rewards[rollout.group_ids == g].unique().numel() == 1 for g in rollout.group_ids.unique()
+        ]
+    )
+    assert stats["zero_std_group_fraction"] > 0 and stats["groups_sampled"] > 3 and grader.calls > 1
+    assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0]
+
+    config.grpo.dynamic_sampling = False
+    rollout, stats = collect_rollout(
+        model,
+        tokenizer,
+        ParityGrader(),
+        Curriculum(tasks, False, 1.0, 1),
+        random.Random(0),
+        config,
+        (1, 1),  # type: ignore[arg-type]
+    )
+    assert len(rollout.tasks) == 3 and stats["groups_sampled"] == 3
+
+
+def test_curriculum_and_adaptive_group_size() -> None:
+    import random
+
+    from rlvr.trainer.curriculum import Curriculum, group_size_for
+
+    assert [group_size_for(d, 1, 3, 4, 16) for d in (1, 2, 3)] == [4, 10, 16]
+    assert group_size_for(3, 1, 3, 8, 0) == 8
+    tasks = [
+        Task(id=f"d{d}-{i}", prompt="p", difficulty=d, split="train") for d in (1, 2, 3) for i in range(4)
+    ]
+    curriculum = Curriculum(tasks, True, threshold=0.5, window=2)
+    assert {t.difficulty for t in curriculum.draw(8, random.Random(0))} == {1}
+    assert not curriculum.observe(0.9)  # one step is not a window yet
+    assert curriculum.observe(0.6) and curriculum.level == 2
+    assert not curriculum.observe(0.1) and not curriculum.observe(0.2)
+    assert {t.difficulty for t in curriculum.draw(8, random.Random(0))} <= {1, 2}
+    restored = Curriculum(tasks, True, threshold=0.5, window=2)
+    restored.load_state(curriculum.state())
+    assert restored.level == 2 and restored.recent == curriculum.recent

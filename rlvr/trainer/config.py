@@ -28,7 +28,7 @@ class ModelConfig:
     tiny_layers: int = 2  # the built-in tiny model (used when path is "")
     tiny_hidden: int = 128
     tiny_heads: int = 4
-    tiny_vocab: int = 320
+    tiny_vocab: int = 600
 
 
 @dataclass
@@ -50,14 +50,14 @@ class GRPOConfig:
     group_size_max: int = 10  # G for the hardest tasks (linear in difficulty); <= group_size: fixed G
     temperature: float = 1.0
     max_new_tokens: int = 20
-    learning_rate: float = 2e-3
+    learning_rate: float = 5e-4
     weight_decay: float = 0.0
     max_grad_norm: float = 1.0
     num_iterations: int = 2  # mu: optimiser passes over each rollout
     epsilon_low: float = 0.2
     epsilon_high: float = 0.28
     beta: float = 0.0  # k3 KL to the reference policy; 0 skips the reference entirely
-    scale_rewards: str = "group"  # group | batch | none (Dr. GRPO)
+    scale_rewards: str = "none"  # group | batch | none (Dr. GRPO: partial-credit noise in all-wrong groups stays small)
     loss_type: str = "grpo"  # grpo | bnpo | dapo | dr_grpo
     truncation: str = "mask"  # none | mask (drop from the loss) | penalty (DAPO soft overlong)
     overlong_buffer: int = 4

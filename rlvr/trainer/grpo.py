@@ -349,6 +349,9 @@ def policy_update(
 def train(
     config: TrainConfig, out_dir: Path, *, resume: bool = False, log: Callable[[str], None] = print
 ) -> dict[str, Any]:
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # per-shard save/load bars would drown the step progress bar
     started = time.perf_counter()
     paths = RunPaths(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

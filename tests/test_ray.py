@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import sys
 import time
@@ -74,6 +75,27 @@ def test_ray_grader_agrees_with_local_grading(ray_cluster, humaneval_pack, human
     assert remote[-1].error is not None and "unknown task" in remote[-1].error
     assert grader.weights == humaneval_grader.weights  # type: ignore[attr-defined]
     assert ray_cluster.is_initialized()  # the grader did not shut down a cluster it did not start
+
+
+def test_rlvr_grade_with_executor_ray_matches_local(ray_cluster, humaneval_pack, tmp_path):
+    from rlvr.cli import main
+
+    tasks = [humaneval_pack.get(task_id) for task_id in SUBSET[:10]]
+    lines = [{"task_id": t.id, "completion": t.hidden["reference"]} for t in tasks]
+    lines += [{"task_id": t.id, "completion": t.prompt + "    return None\n"} for t in tasks]
+    source = tmp_path / "completions.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    outputs = {}
+    for executor in ("local", "ray"):
+        out = tmp_path / f"{executor}.jsonl"
+        argv = ["grade", "--pack", "humaneval", "--completions", str(source), "--out", str(out)]
+        assert main([*argv, "--jobs", "1", "--executor", executor]) == 0
+        outputs[executor] = [json.loads(line) for line in out.read_text().splitlines()]
+    local, remote = outputs["local"], outputs["ray"]
+    assert [r["task_id"] for r in remote] == [line["task_id"] for line in lines]
+    assert [r["reward"] for r in remote] == pytest.approx([r["reward"] for r in local], abs=1e-9)
+    assert [r["passed"] for r in remote] == [True] * 10 + [False] * 10
+    assert [r["components"] for r in remote] == [r["components"] for r in local]
 
 
 # ---------------------------------------------------------------------- lost workers
@@ -177,6 +199,24 @@ def test_no_workers_left_flags_the_rest(ray_cluster, toy_pack):
     finally:
         grader.close()
     assert all(v.error is not None and WORKER_LOST_FLAG in v.flags for v in verdicts)
+
+
+def test_tasks_are_queued_on_their_home_worker(ray_cluster, toy_pack):
+    grader = toy_grader(toy_pack)
+    try:
+        tasks = toy_pack.tasks() * 3  # repeated tasks (a GRPO group) share a home
+        queues = grader._queues(tasks)
+        homes = {task.id: grader._home(task.id) for task in tasks}
+        assert set(homes.values()) == {0, 1}  # the 12 toy ids spread over both workers
+        for index, queue in enumerate(queues):
+            for chunk in queue:
+                assert all(homes[tasks[p].id] == index for p in chunk.positions)
+        assert sorted(p for queue in queues for chunk in queue for p in chunk.positions) == list(range(36))
+        # the batch still grades completely and in order when work is stolen across queues
+        verdicts = grader.grade_many([t.id for t in tasks], ["e" * i for i in range(36)])
+        assert [v.reward for v in verdicts] == pytest.approx([i / 100 for i in range(36)])
+    finally:
+        grader.close()
 
 
 def test_executor_arguments_are_checked(toy_pack):

@@ -1,9 +1,13 @@
 """Grade on a Ray cluster: one actor per worker, each holding its own grader and warm sandbox.
 
-The driver splits a batch into chunks and keeps at most `max_inflight_per_worker` chunks queued
-on each actor (backpressure: the driver never floods the object store, and a lost actor loses
-little work). When an actor dies mid-batch (node failure, OOM kill, chunk over its deadline) its
-chunks are retried once, item by item so that one poisonous item cannot sink its neighbours, on
+Each task has a home actor (a stable hash of its id), so the per-task caches of the graders
+(oracles, property-test inputs, the reference's perf counts) stay warm from step to step; an idle
+actor steals from the longest queue, so affinity does not cost balance. The driver splits a
+batch into chunks and keeps at most `max_inflight_per_worker` chunks queued on each actor
+(backpressure: the driver never floods the object store, and a lost actor loses little work).
+
+When an actor dies mid-batch (node failure, OOM kill, chunk over its deadline) its chunks are
+retried once, item by item so that one poisonous item cannot sink its neighbours, on
 the surviving or replacement actors; an item that fails a second time gets a verdict with
 `error` set and the `worker_lost` flag — never a silent 0.
 
@@ -17,6 +21,7 @@ import math
 import os
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -109,6 +114,7 @@ class RayGrader(Grader):
         max_inflight_per_worker: int = 2,
         chunk_timeout: float = DEFAULT_CHUNK_TIMEOUT_SECONDS,
         max_worker_replacements: int | None = None,
+        affinity: bool = True,
         grader_factory: GraderFactory | None = None,
         num_cpus: int | None = None,
         start_timeout: float = 180.0,
@@ -130,10 +136,12 @@ class RayGrader(Grader):
         self.chunk_size = chunk_size
         self.max_inflight_per_worker = max_inflight_per_worker
         self.chunk_timeout = chunk_timeout
+        self.affinity = affinity
         self.replacements_left = workers * 2 if max_worker_replacements is None else max_worker_replacements
         self.replacements = 0
         actor_options = dict(options)
-        actor_options.setdefault("jobs", max(1, int(cpus_per_worker)))
+        if actor_options.get("jobs") is None:  # absent or None (a CLI's "default")
+            actor_options["jobs"] = max(1, int(cpus_per_worker))
         # A pack given by name is loaded on each actor; a pack object is put in the object store
         # once and every actor (including replacements) reads it from there.
         pack_spec: Any = pack if isinstance(pack, str) else self.ray.put(pack)
@@ -179,9 +187,24 @@ class RayGrader(Grader):
         return [description["pid"] for description in self.ray.get(refs)]
 
     # ------------------------------------------------------------------ batches
-    def _chunks(self, size: int) -> deque[_Chunk]:
-        chunk = self.chunk_size or max(1, min(MAX_CHUNK_SIZE, math.ceil(size / (self.workers * 4))))
-        return deque(_Chunk(list(range(start, min(size, start + chunk)))) for start in range(0, size, chunk))
+    def _home(self, task_id: str) -> int:
+        """The worker that grades this task when it can: a stable hash, the same in every process."""
+        return zlib.crc32(task_id.encode("utf-8", "surrogatepass")) % self.workers
+
+    def _queues(self, tasks: list[Task]) -> list[deque[_Chunk]]:
+        """One queue of chunks per worker, each holding the items of the tasks that worker is home to.
+
+        Graders cache per task (oracles, property inputs, the reference's perf counts, type-check
+        results), so sending a task to the same actor every time keeps those caches warm; an actor
+        whose own queue runs dry steals from the longest other queue, so balance is kept."""
+        chunk = self.chunk_size or max(1, min(MAX_CHUNK_SIZE, math.ceil(len(tasks) / (self.workers * 4))))
+        by_home: list[list[int]] = [[] for _ in range(self.workers)]
+        for position, task in enumerate(tasks):
+            by_home[self._home(task.id) if self.affinity else position % self.workers].append(position)
+        return [
+            deque(_Chunk(items[start : start + chunk]) for start in range(0, len(items), chunk))
+            for items in by_home
+        ]
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         if not tasks:
@@ -197,7 +220,7 @@ class RayGrader(Grader):
         ray = self.ray
         lost_errors = (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError)
         results: list[Verdict | None] = [None] * len(tasks)
-        pending = self._chunks(len(tasks))
+        queues = self._queues(tasks)
         retries: deque[_Chunk] = deque()
         inflight: dict[Any, _InFlight] = {}
 
@@ -213,10 +236,10 @@ class RayGrader(Grader):
             else:
                 fail(chunk, f"grading worker lost twice; last: {reason}")
 
-        while pending or retries or inflight:
-            self._dispatch(pending, retries, inflight, tasks, completions)
+        while any(queues) or retries or inflight:
+            self._dispatch(queues, retries, inflight, tasks, completions)
             if not inflight:  # every actor is gone and none may be replaced
-                for queue in (pending, retries):
+                for queue in [*queues, retries]:
                     while queue:
                         fail(queue.popleft(), "no grading workers left on the Ray cluster")
                 break
@@ -255,18 +278,19 @@ class RayGrader(Grader):
 
     def _dispatch(
         self,
-        pending: deque[_Chunk],
+        queues: list[deque[_Chunk]],
         retries: deque[_Chunk],
         inflight: dict[Any, _InFlight],
         tasks: list[Task],
         completions: list[str],
     ) -> None:
-        """Hand out chunks round-robin while live actors have room (the backpressure bound).
+        """Hand out chunks while live actors have room (the backpressure bound).
 
-        A retry goes only to an idle actor and then occupies it alone: if the item kills that
-        actor too, no other item is lost with it."""
+        An actor takes from its own queue, else steals the last chunk of the longest queue. A retry
+        goes only to an idle actor and then occupies it alone: if the item kills that actor too,
+        no other item is lost with it."""
         progress = True
-        while (pending or retries) and progress:
+        while (any(queues) or retries) and progress:
             progress = False
             for slot in self.slots:
                 if not slot.alive or slot.isolated:
@@ -274,8 +298,9 @@ class RayGrader(Grader):
                 if retries and slot.inflight == 0:
                     chunk = retries.popleft()
                     slot.isolated = True
-                elif pending and slot.inflight < self.max_inflight_per_worker:
-                    chunk = pending.popleft()
+                elif slot.inflight < self.max_inflight_per_worker and any(queues):
+                    own = queues[slot.index]
+                    chunk = own.popleft() if own else max(queues, key=len).pop()
                 else:
                     continue
                 ids = [tasks[p].id for p in chunk.positions]

@@ -11,8 +11,9 @@ from rlvr.graders.base import make_grader
 from rlvr.graders.property_stateful import DRIVER_ENTRY
 from rlvr.task_packs.base import UnknownTaskError
 from rlvr.task_packs.kata import DIFFICULTIES, FAMILIES, KataPack, build_task, parse_task_id
-from rlvr.task_packs.kata.validate import validate_pack
+from rlvr.task_packs.kata.validate import validate_tasks
 from rlvr.task_packs.registry import BUILTIN_PACKS, load_pack
+from rlvr.types import Task
 
 
 @pytest.fixture(scope="module")
@@ -89,10 +90,6 @@ def test_hidden_data_never_in_the_prompt(pack: KataPack) -> None:
     for task in pack.tasks():
         assert task.hidden["reference"].strip() not in task.prompt
         assert "hidden" not in task.public()
-
-
-def test_pack_validates(pack: KataPack) -> None:
-    assert validate_pack(pack) == []
 
 
 @settings(
@@ -234,3 +231,24 @@ def topological_order(n, edges):
         "kata/topological_sort/4/0", "def topological_order(n, edges):\n    return list(range(n))\n"
     )
     assert not wrong.passed
+
+
+def test_cli_validates_the_named_pack(capsys: pytest.CaptureFixture[str]) -> None:
+    from rlvr.cli import main
+
+    assert main(["packs", "validate", "kata"]) == 0  # rlvr packs validate kata: validate_pack(pack) == []
+    assert "ok: kata (code)" in capsys.readouterr().out
+
+
+def test_validation_reports_a_broken_task(pack: KataPack) -> None:
+    task = pack.get("kata/rotate_list/1/0")
+    broken = Task(
+        task.id,
+        task.prompt,
+        task.family,
+        task.difficulty,
+        "dev",
+        {**task.hidden, "reference": "def nope(): pass"},
+    )
+    problems = validate_tasks("kata", [broken])
+    assert {p.field for p in problems} >= {"split", "hidden"}

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from rlvr.task_packs.directory import validate_directory
-from rlvr.task_packs.registry import PackError, list_packs, load_pack
+from rlvr.task_packs.registry import PackError, available_names, list_packs, load_pack
 
 
 def add_parser(subparsers: Any) -> None:
@@ -21,7 +22,7 @@ def add_parser(subparsers: Any) -> None:
     show.add_argument("name", help="pack name or directory")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=run_show)
-    validate = sub.add_parser("validate", help="check a pack directory (pack.toml + tasks.jsonl)")
+    validate = sub.add_parser("validate", help="check a pack directory (pack.toml + tasks.jsonl) or a named pack")
     validate.add_argument("path")
     validate.set_defaults(func=run_validate)
 
@@ -70,6 +71,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    if not Path(args.path).is_dir() and args.path in available_names():
+        return _validate_named_pack(args.path)
     problems = validate_directory(args.path)
     if problems:
         for problem in problems:
@@ -77,5 +80,22 @@ def run_validate(args: argparse.Namespace) -> int:
         print(f"{len(problems)} problem(s) in {args.path}", file=sys.stderr)
         return 1
     pack = load_pack(args.path)
+    print(f"ok: {pack.name} ({pack.family}), {len(pack.tasks())} tasks, splits {pack.splits()}")
+    return 0
+
+
+def _validate_named_pack(name: str) -> int:
+    """A built-in or plugin pack validates itself when it offers `validate() -> list[problem]`."""
+    pack = load_pack(name)
+    validate = getattr(pack, "validate", None)
+    if validate is None:
+        print(f"rlvr packs validate: pack {name!r} has no validator; pass a pack directory", file=sys.stderr)
+        return 2
+    problems = validate()
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s) in pack {name}", file=sys.stderr)
+        return 1
     print(f"ok: {pack.name} ({pack.family}), {len(pack.tasks())} tasks, splits {pack.splits()}")
     return 0

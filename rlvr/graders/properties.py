@@ -137,7 +137,7 @@ def task_precondition(task: Task) -> Precondition | None:
     function = namespace.get("precondition")
     if not callable(function):
         raise PropertySpecError(f"{task.id}: 'preconditions' must define precondition(*args)")
-    return function
+    return lambda *args: bool(function(*args))
 
 
 def task_relation(task: Task) -> Comparator | None:

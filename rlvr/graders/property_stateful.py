@@ -24,11 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import Phase, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, precondition, rule
 
+from rlvr.graders.property_runner import ALL_HEALTH_CHECKS
 from rlvr.types import Task
 
 DRIVER_ENTRY = "_rlvr_drive_methods"
@@ -117,7 +118,7 @@ def operation_sequences(
             database=None,
             deadline=None,
             phases=[Phase.generate],
-            suppress_health_check=list(HealthCheck),
+            suppress_health_check=ALL_HEALTH_CHECKS,
         ),
     )
     hypothesis_seed(seed)(test)()

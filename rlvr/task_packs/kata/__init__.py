@@ -23,6 +23,7 @@ from typing import Any
 from rlvr.graders.property_stateful import driver_spec, operation_sequences
 from rlvr.sandbox.codec import CodecError, dumps
 from rlvr.task_packs.base import TaskPack, UnknownTaskError
+from rlvr.task_packs.directory import Problem
 from rlvr.task_packs.kata import classes as _classes  # noqa: F401 (each module registers its families)
 from rlvr.task_packs.kata import numbers as _numbers  # noqa: F401
 from rlvr.task_packs.kata import sequences as _sequences  # noqa: F401
@@ -224,6 +225,12 @@ class KataPack(TaskPack):
 
     def splits(self) -> list[str]:
         return sorted({f.split for f in FAMILIES.values()})
+
+    def validate(self) -> list[Problem]:
+        """`rlvr packs validate kata`: every default task builds, and its oracle and hidden tests too."""
+        from rlvr.task_packs.kata.validate import validate_pack
+
+        return validate_pack(self)
 
     def info(self) -> dict[str, Any]:
         return {

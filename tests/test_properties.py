@@ -188,3 +188,14 @@ def test_properties_can_be_disabled() -> None:
     pack = StaticPack("props", [task])
     with make_grader(pack, types=False, jobs=1, properties=False) as grader:
         assert grader.grade(task.id, BUGGY_ONLY_ON_LONG_LISTS).passed
+
+
+def test_grader_records_counterexamples_for_later_graders(tmp_path: Path) -> None:
+    task = scaled_sum_task()
+    pack = StaticPack("props-db", [task])
+    with make_grader(pack, types=False, jobs=1, counterexample_db=str(tmp_path)) as grader:
+        assert not grader.grade(task.id, BUGGY_ONLY_ON_LONG_LISTS).passed
+    recorded = load_counterexamples(tmp_path, task.id)
+    assert len(recorded) == 1 and len(recorded[0][0]) > 3  # the simplest input the bug shows on
+    generated = generate_tests(task, CodeOracle(task), PropertyConfig(counterexample_db=tmp_path))
+    assert generated is not None and generated.calls[0] == recorded[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -34,7 +35,7 @@ class Task:
             "family": self.family,
             "difficulty": self.difficulty,
             "split": self.split,
-            **({"meta": self.meta} if self.meta else {}),
+            **({"meta": copy.deepcopy(self.meta)} if self.meta else {}),
         }
 
 

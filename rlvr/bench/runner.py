@@ -7,6 +7,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,29 +133,34 @@ def _seed(base: int, item: PlannedSample) -> int:
     return zlib.crc32(f"{base}|{item.key[0]}|{item.task_id}|{item.sample}".encode())
 
 
-def _process_batch(
-    batch: list[PlannedSample], policy: Policy, graders: GraderCache, seed: int
-) -> list[dict[str, Any]]:
-    """Generate and grade one batch (all of one pack, or all unknown ids); one record per sample."""
-    pack = batch[0].pack
+def _generate(batch: list[PlannedSample], policy: Policy, seed: int) -> list[Generation]:
+    """One Generation per planned sample; a policy that raises still yields failed generations."""
+    if batch[0].pack is None:  # recorded ids in no selected pack: nothing to generate or grade
+        return [Generation(text=None) for _ in batch]
     requests = [
         Request(item.task_id, item.task.prompt if item.task else "", item.sample, _seed(seed, item))
         for item in batch
     ]
-    if pack is None:
-        missing = "the task id is in none of the selected packs"
-        generations = [Generation(text=None, error=None) for _ in batch]
-        return [
-            failed_record(None, None, i.task_id, i.sample, g, missing)
-            for i, g in zip(batch, generations, strict=True)
-        ]
     try:
         generations = policy.generate(requests)
         if len(generations) != len(requests):
             raise RuntimeError(f"policy returned {len(generations)} generations for {len(requests)} requests")
+        return generations
     except Exception as exc:  # policies should not raise; if one does, every sample still gets a record
-        generations = [Generation.failed(f"generation failed: {type(exc).__name__}: {exc}") for _ in batch]
+        return [Generation.failed(f"generation failed: {type(exc).__name__}: {exc}") for _ in batch]
 
+
+def _grade(
+    batch: list[PlannedSample], generations: list[Generation], graders: GraderCache
+) -> list[dict[str, Any]]:
+    """Grade one generated batch (all of one pack); one record per sample, failures included."""
+    pack = batch[0].pack
+    if pack is None:
+        missing = "the task id is in none of the selected packs"
+        return [
+            failed_record(None, None, i.task_id, i.sample, g, missing)
+            for i, g in zip(batch, generations, strict=True)
+        ]
     records: list[dict[str, Any] | None] = [None] * len(batch)
     to_grade = [i for i, g in enumerate(generations) if g.text is not None]
     for i, generation in enumerate(generations):
@@ -192,6 +198,33 @@ def _process_batch(
     return [r for r in records if r is not None]
 
 
+def _generate_and_grade(
+    batches: list[list[PlannedSample]],
+    policy: Policy,
+    graders: GraderCache,
+    store: SampleStore,
+    seed: int,
+    bar: Any,
+) -> None:
+    """Generate batch i+1 while batch i is graded in a background thread; store each batch in order.
+    An interrupted run keeps every batch whose grading finished."""
+    in_flight: tuple[Future[list[dict[str, Any]]], int] | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bench-grade") as grading:
+        try:
+            for batch in batches:
+                generations = _generate(batch, policy, seed)
+                if in_flight is not None:
+                    (future, size), in_flight = in_flight, None
+                    store.append(future.result())
+                    bar.update(size)
+                in_flight = (grading.submit(_grade, batch, generations, graders), len(batch))
+        finally:
+            if in_flight is not None:
+                future, size = in_flight
+                store.append(future.result())
+                bar.update(size)
+
+
 def _batches(items: list[PlannedSample], size: int) -> list[list[PlannedSample]]:
     """Consecutive runs of samples from the same pack, at most `size` long."""
     out: list[list[PlannedSample]] = []
@@ -227,9 +260,9 @@ def run_bench(
         disable=not _show_progress(spec.progress),
         file=sys.stderr,
     ) as bar:
-        for batch in _batches(pending, max(1, policy.preferred_batch)):
-            store.append(_process_batch(batch, policy, graders, spec.seed))
-            bar.update(len(batch))
+        _generate_and_grade(
+            _batches(pending, max(1, policy.preferred_batch)), policy, graders, store, spec.seed, bar
+        )
 
     records = {name: _records(store, planned, name) for name in names}
     results = summarize(spec, policy, records, store, unknown, resumed=len(planned) - len(pending))

@@ -200,6 +200,19 @@ def test_work_finished_before_a_failure_is_kept(checker: CountingChecker) -> Non
     assert checker.runs == [5, 1, 2]  # the batch, the culprit alone, the rest together
 
 
+def test_a_slow_file_times_out_alone_and_its_batch_mates_are_graded() -> None:
+    slow = "x = 1\n" + "x = [x]\n" * 8000  # 64 kB on which pyright's inference takes many seconds
+    with CountingChecker(timeout=2.0) as checker:
+        engine = checker._engine
+        assert isinstance(engine, _ServerEngine)
+        engine.seconds_per_candidate = 0.0
+        reports = checker.check_many([CLEAN, ONE_ERROR, slow, THREE_ERRORS])
+    assert [reports[i].errors for i in (0, 1, 3)] == [0, 1, 3]
+    assert [reports[i].error for i in (0, 1, 3)] == [None] * 3
+    assert reports[2].error is not None and "timed out" in reports[2].error and reports[2].score == 0.0
+    assert checker.runs[0] == 4  # then retries; how many depends on what pyright finished in time
+
+
 def test_cli_timeout_is_reported_not_silent() -> None:
     with TypeChecker(timeout=0.05, engine="cli") as checker:
         engine = checker._engine

@@ -46,6 +46,9 @@ NODE_HEAP_MB = 3072
 # A run may take `timeout` seconds plus this much per candidate in its batch: a big healthy batch on a
 # loaded machine must not time out (and be split) just for being big.
 SECONDS_PER_CANDIDATE = 0.05
+# Starting the server and loading typeshed's builtins has its own budget, so a batch's budget is
+# spent on the batch alone.
+SERVER_START_SECONDS = 60.0
 
 
 class TypeCheckerUnavailable(RuntimeError):
@@ -392,16 +395,16 @@ class _ServerEngine:
 
     def run(self, texts: list[str]) -> list[list[Diagnostic]] | _RunFailure:
         with self._lock:
-            budget = self.timeout + self.seconds_per_candidate * len(texts)
-            deadline = time.monotonic() + budget
             connection = self._connection
             if connection is not None and connection.owner_pid != os.getpid():
                 connection = self._connection = None  # inherited through fork: the parent's to use
             if connection is None or not connection.alive:
-                started = self._start(deadline)
+                started = self._start(time.monotonic() + SERVER_START_SECONDS)
                 if isinstance(started, _RunFailure):
                     return started
                 connection = started
+            budget = self.timeout + self.seconds_per_candidate * len(texts)
+            deadline = time.monotonic() + budget
             outcome = self._diagnose(connection, texts, deadline, budget)
             self._documents += len(texts)
             if isinstance(outcome, _RunFailure) or self._documents >= self.RECYCLE_DOCUMENTS:
@@ -452,6 +455,10 @@ class _ServerEngine:
         if not connection.wait_registered(deadline):
             self._stop()
             return _RunFailure("pyright-langserver did not register pull diagnostics")
+        warm_up = self._diagnose(connection, [""], deadline, SERVER_START_SECONDS)  # loads the builtins
+        if isinstance(warm_up, _RunFailure):
+            self._stop()
+            return _RunFailure(f"pyright-langserver did not start: {warm_up.reason}")
         return connection
 
     def _diagnose(

@@ -190,3 +190,28 @@ def test_bad_policy_specs_and_files_are_clear_errors(
         == 2
     )
     assert "unknown pack 'no-such-pack'" in capsys.readouterr().err
+
+
+class InterruptedPolicy(ScriptedPolicy):
+    """Generates one sample per batch and is interrupted (Ctrl-C) on its third batch."""
+
+    preferred_batch = 1
+
+    def generate(self, requests: list[Request]) -> list[Generation]:
+        if len(self.requests) == 2:
+            raise KeyboardInterrupt
+        return super().generate(requests)
+
+
+def test_interrupted_run_keeps_graded_batches_and_resumes(tmp_path: Path, graders: GraderCache) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        run_bench(spec(tmp_path, ks=[1], n=2), InterruptedPolicy({}), graders)
+    stored = [json.loads(x) for x in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    # batch 1 was stored when batch 2 finished generating; batch 2 was graded while batch 3 was interrupted
+    assert [(x["task_id"], x["sample"], x["passed"]) for x in stored] == [("add", 0, True), ("add", 1, True)]
+
+    resumed = ScriptedPolicy({})
+    resumed.preferred_batch = 1
+    results = run_bench(spec(tmp_path, ks=[1], n=2), resumed, graders)
+    assert [(r.task_id, r.sample) for r in resumed.requests] == [("mul", 0), ("mul", 1)]
+    assert results["resumed_samples"] == 2 and results["samples"] == 4 and results["pass@1"] == 1.0

@@ -249,6 +249,8 @@ class CodeGrader(Grader):
                 feedback = CANDIDATE_FAULTS.get(result.status, outcome.failure or "hidden tests failed")
                 if result.status == "protocol":
                     flags.append("forged_output")
+                elif result.status in CANDIDATE_FAULTS:
+                    flags.append(result.status)  # machine-readable: timeout, crash, output_limit, load_error
                 if self.visible_feedback and outcome.counterexample:
                     feedback += f"; counterexample: {outcome.counterexample}"
                 if self.counterexample_db is not None and outcome.counterexample:

@@ -280,13 +280,19 @@ def buggy_answer(instance: Instance, bug: str) -> str:
     raise ValueError(f"unknown bug {bug!r}; choose from {BUGS}")
 
 
+def _misconceived(template: Template) -> Template:
+    """The same template with the teacher's wrong idea of inclusive bounds."""
+    words = {w: MISCONCEPTIONS.get(op, op) for w, op in template.words.items()}
+    return Template(**{**template.__dict__, "words": words})
+
+
 def sft_examples(
     count: int, seed: int = 0, bug_rate: float = 0.3, misconception_rate: float = 0.6
 ) -> list[tuple[str, str]]:
     """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
     function names drawn at random (so the model learns to copy them). The teacher writes an
-    inclusive bound ("at least"/"at most") as a strict one at `misconception_rate`, and makes one
-    of the ordinary mistakes at `bug_rate`."""
+    inclusive bound ("at least"/"at most") as a strict one at `misconception_rate` and, on top of
+    that, makes one of the ordinary mistakes at `bug_rate`."""
     rng = random.Random(seed)
     train = instances("train")
     out = []
@@ -299,12 +305,15 @@ def sft_examples(
             rng.choice(ARGUMENT_NAMES[base.template.kind]),
             rng.choice(FUNCTION_NAMES),
         )
-        if rng.random() < bug_rate:
-            body = buggy_answer(instance, rng.choice(BUGS))
-        elif instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
-            body = f"    return {instance.expression(operator=MISCONCEPTIONS[instance.operator])}\n"
-        else:
-            body = instance.answer()
+        if instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
+            instance = Instance(
+                _misconceived(instance.template),
+                instance.word,
+                instance.k,
+                instance.argument,
+                instance.function,
+            )
+        body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()
         out.append((instance.prompt(), body))
     return out
 

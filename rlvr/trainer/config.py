@@ -57,7 +57,9 @@ class GRPOConfig:
     epsilon_low: float = 0.2
     epsilon_high: float = 0.28
     beta: float = 0.0  # k3 KL to the reference policy; 0 skips the reference entirely
-    scale_rewards: str = "none"  # group | batch | none (Dr. GRPO: partial-credit noise in all-wrong groups stays small)
+    scale_rewards: str = (
+        "none"  # group | batch | none (Dr. GRPO: partial-credit noise in all-wrong groups stays small)
+    )
     loss_type: str = "grpo"  # grpo | bnpo | dapo | dr_grpo
     truncation: str = "mask"  # none | mask (drop from the loss) | penalty (DAPO soft overlong)
     overlong_buffer: int = 4

@@ -278,10 +278,15 @@ def policy_update(
     chunks = [slice(s, s + g.micro_batch_size) for s in range(0, len(advantages), g.micro_batch_size)]
 
     # Old log-probs: the sampling policy, computed once before any update (the ratio's denominator).
+    # With mu = 1 the one optimiser step comes after the only gradient pass, so that pass's own
+    # log-probs, detached, are exactly the old log-probs: no extra forward is needed.
+    reuse_first_pass = g.num_iterations == 1
     with torch.no_grad():
-        old_logp = torch.cat(
-            [completion_logprobs(policy, sequences.rows(c), g.temperature)[0] for c in chunks]
-        )
+        old_logp = None
+        if not reuse_first_pass:
+            old_logp = torch.cat(
+                [completion_logprobs(policy, sequences.rows(c), g.temperature)[0] for c in chunks]
+            )
         ref_logp = None
         if reference is not None:
             with reference.context():
@@ -312,7 +317,7 @@ def policy_update(
             )
             out = grpo_loss(
                 logp,
-                old_logp[c],
+                logp.detach() if old_logp is None else old_logp[c],
                 None if ref_logp is None else ref_logp[c],
                 advantages[c],
                 mask[c],
@@ -391,7 +396,7 @@ def train(
         log(f"resuming {out_dir} at step {state['step']} of {g.steps}")
     else:
         metrics.truncate(0)
-    session_start = time.perf_counter() - state["elapsed"]
+    session_start = started - state["elapsed"]  # wall time counts SFT, evaluation and earlier sessions
 
     grader_options: dict[str, Any] = {}
     if r.grader_jobs:

@@ -118,9 +118,13 @@ def completion_logprobs(
     input_ids = torch.cat([sequences.prompt_ids, sequences.completion_ids], dim=1)
     attention_mask = torch.cat([sequences.prompt_mask, sequences.mask.to(sequences.prompt_mask.dtype)], dim=1)
     position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-    logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids).logits
-    prompt_length = sequences.prompt_ids.shape[1]
-    logits = logits[:, prompt_length - 1 : -1, :]
+    completion_length = sequences.completion_ids.shape[1]
+    inputs = {"input_ids": input_ids, "attention_mask": attention_mask, "position_ids": position_ids}
+    try:  # only the positions that predict completion tokens need logits (the last prompt one on)
+        logits = model(**inputs, logits_to_keep=completion_length + 1).logits
+    except TypeError:  # an architecture without `logits_to_keep`
+        logits = model(**inputs).logits
+    logits = logits[:, -completion_length - 1 : -1, :]
     logp = token_logprobs(logits, sequences.completion_ids, temperature)
     entropy = None
     if with_entropy:

@@ -10,6 +10,7 @@ Each mutated argument must still lie inside its inferred domain (`Shape.accepts`
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -41,6 +42,10 @@ def ingredients(seeds: Sequence[tuple[Any, ...]]) -> dict[str, list[Any]]:
                 for token in value.split():
                     if token not in vocabulary and len(vocabulary) < 400:
                         vocabulary.append(token)
+                numbers = pool.setdefault("digits", [])
+                for token in _NUMBER.findall(value):
+                    if token not in numbers and len(numbers) < 200:
+                        numbers.append(token)
 
     for args in seeds:
         visit(list(args), 0)
@@ -109,9 +114,28 @@ def _mutate_words(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> 
     return " ".join(words)
 
 
+_NUMBER = re.compile(r"\d+")
+
+
+def _mutate_number_in_text(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> str:
+    """Change one digit run ("03-11-2000" -> "03-12-2000" or "03-01-2000"), keeping its width, or
+    swap in a digit run seen in another seed: numbers inside formats stay well formed."""
+    runs = list(_NUMBER.finditer(text))
+    run = rng.choice(runs)
+    digits = run.group()
+    seen = [d for d in pool.get("digits", []) if d != digits]
+    if seen and rng.random() < 0.5:
+        replacement = rng.choice(seen)
+    else:
+        replacement = str(max(0, int(digits) + rng.choice([-1, 1]))).zfill(len(digits))
+    return text[: run.start()] + replacement + text[run.end() :]
+
+
 def _mutate_text(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> str:
     if " " in text.strip() and rng.random() < 0.5:
         return _mutate_words(text, rng, pool)
+    if _NUMBER.search(text) and rng.random() < 0.3:
+        return _mutate_number_in_text(text, rng, pool)
     alphabet = sorted(set(text)) or sorted(set("".join(pool.get("str", [])))) or ["a"]
     words = text.split(" ")
     choice = rng.randrange(9)
@@ -189,6 +213,37 @@ def _mutate_dict(
     return out
 
 
+def _numbers_in(value: Any) -> list[int | float]:
+    if type(value) in (int, float):
+        return [value]
+    if type(value) in (list, tuple):
+        return [v for v in value if type(v) in (int, float)]
+    return []
+
+
+def _tie_with_another_argument(args: list[Any], rng: random.Random) -> None:
+    """Set a numeric argument from the others: equal to an element, to a difference or sum of
+    two elements, or to a length (+-1). Such ties (threshold == a - b, k == len(xs)) are where
+    `<` / `<=` and off-by-one bugs show."""
+    scalars = [i for i, v in enumerate(args) if type(v) in (int, float)]
+    if not scalars:
+        return
+    target = rng.choice(scalars)
+    others = [v for i, v in enumerate(args) if i != target]
+    numbers = [n for v in others for n in _numbers_in(v)]
+    lengths = [len(v) for v in others if type(v) in (list, tuple, str, dict)]
+    candidates: list[int | float] = list(numbers) + lengths + [n + d for n in lengths for d in (-1, 1)]
+    if len(numbers) >= 2:
+        a, b = rng.sample(numbers, 2)
+        candidates += [abs(a - b), a + b]
+    if not candidates:
+        return
+    value = rng.choice(candidates)
+    args[target] = (
+        float(value) if type(args[target]) is float else int(value) if value == int(value) else args[target]
+    )
+
+
 def mutate_inputs(
     seeds: Sequence[tuple[Any, ...]],
     shapes: Sequence[Shape],
@@ -207,9 +262,12 @@ def mutate_inputs(
         if len(out) >= count:
             break
         parent = list(rng.choice(population))
-        for _ in range(1 if rng.random() < 0.7 else 2):
-            position = rng.randrange(len(parent))
-            parent[position] = mutate_value(parent[position], rng, pool)
+        if len(parent) > 1 and rng.random() < 0.2:
+            _tie_with_another_argument(parent, rng)
+        else:
+            for _ in range(1 if rng.random() < 0.7 else 2):
+                position = rng.randrange(len(parent))
+                parent[position] = mutate_value(parent[position], rng, pool)
         child = tuple(parent)
         if all(shape.accepts(v) for shape, v in zip(shapes, child, strict=True)) and accept(child):
             out.append(child)

@@ -86,7 +86,12 @@ class IntShape(Shape):
 
     def strategy(self) -> st.SearchStrategy[Any]:
         edges = [v for v in (self.low, self.high, 0, 1, -1, 2) if self.low <= v <= self.high]
-        return st.one_of(st.sampled_from(edges), st.integers(self.low, self.high))
+        # small values are where off-by-one and boundary bugs show (n = 4 is the first composite)
+        small = st.integers(max(self.low, -32), min(self.high, max(self.low, -32) + 64))
+        options = [st.sampled_from(edges), st.integers(self.low, self.high)]
+        if max(self.low, -32) <= min(self.high, max(self.low, -32) + 64):
+            options.insert(1, small)
+        return st.one_of(*options)
 
     def accepts(self, value: Any) -> bool:
         return type(value) is int and self.low <= value <= self.high
@@ -117,6 +122,8 @@ class FloatShape(Shape):
         low10, high10 = math.ceil(self.low * 10), math.floor(self.high * 10)
         if not self.integral and low10 <= high10:
             options.append(st.integers(low10, high10).map(lambda v: v / 10))
+        if not self.integral and self.low < self.high:  # arbitrary floats: no accidental ties
+            options.append(st.floats(self.low, self.high, allow_nan=False, allow_infinity=False))
         return st.one_of(*options)
 
     def accepts(self, value: Any) -> bool:

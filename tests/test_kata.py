@@ -93,7 +93,7 @@ def test_hidden_data_never_in_the_prompt(pack: KataPack) -> None:
 
 
 @settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.nested_given, HealthCheck.too_slow]
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.nested_given, HealthCheck.too_slow]
 )
 @given(
     name=st.sampled_from(sorted(FAMILIES)),

@@ -8,15 +8,20 @@ Where inputs come from, in order (the first `max_calls` valid, distinct ones are
   1. the per-task counterexample database (inputs that caught a program before), replayed first;
   2. explicit inputs the task lists (`hidden["properties"]["inputs"]`);
   3. boundary inputs of each argument's domain (empty, smallest, largest, all-equal);
-  4. EvalPlus-style type-aware mutations of the seeds;
-  5. derandomized hypothesis examples of each argument's domain.
+  4. derandomized hypothesis examples of each argument's domain (biased to small values, ties
+     and exact floats);
+  5. EvalPlus-style type-aware mutations of the seeds; mutants the reference accepts join the
+     population, so edits compound (see `property_mutation`).
 Seeds are the calls the task's original test makes (recorded against the reference), its
 explicit `calls`, and the `>>> f(...)` examples of its docstring. Domains (`property_shapes`) are
-inferred from the seeds, or from type hints where no seed shows an argument.
+inferred from the seeds (or from type hints where no seed shows an argument), and so are simple
+relations between arguments that every seed obeys (equal lengths, an index bounded by a length).
 
-An input is kept only if it meets the task's preconditions, the reference answers it with plain
-data within an operation budget without raising, and the reference's answer satisfies the task's
-relation. So correct code never fails on an input the task did not promise to handle.
+An input is kept only if it meets the task's preconditions and the inferred relations, the
+reference answers it with plain data within an operation budget (counted, not timed) without
+raising, and the reference's answer satisfies the task's relation. So correct code never fails
+on an input the task did not promise to handle. Generation is seeded per task (and cached), so
+the hidden tests - and verdicts - repeat exactly.
 
 Hidden spec keys read here (all optional; `Task.hidden`, never shown to the policy):
   "properties":    {"inputs": [[arg, ...], ...],  explicit extra inputs (judged like generated ones)

@@ -23,7 +23,7 @@ class ModelConfig:
     path: str = ""  # a local Hugging Face causal-LM directory; "" builds the tiny demo model
     dtype: str = "float32"  # float32 | bfloat16 | float16
     lora_rank: int = 0  # > 0 trains a peft LoRA adapter; the reference is the adapter-disabled model
-    lora_alpha: float = 16.0
+    lora_alpha: int = 16
     lora_target_modules: str = "all-linear"
     tiny_layers: int = 2  # the built-in tiny model (used when path is "")
     tiny_hidden: int = 128

@@ -43,6 +43,7 @@ def build_tokenizer(texts: list[str], vocab_size: int) -> PreTrainedTokenizerFas
 
 def build_tiny_model(tokenizer: PreTrainedTokenizerFast, config: ModelConfig, seed: int) -> LlamaForCausalLM:
     torch.manual_seed(seed)
+    pad_id, eos_id = int(tokenizer.vocab[PAD]), int(tokenizer.vocab[EOS])
     model_config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=config.tiny_hidden,
@@ -52,8 +53,8 @@ def build_tiny_model(tokenizer: PreTrainedTokenizerFast, config: ModelConfig, se
         num_key_value_heads=config.tiny_heads,
         max_position_embeddings=256,
         tie_word_embeddings=True,
-        pad_token_id=tokenizer.pad_token_id,
-        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=pad_id,
+        eos_token_id=eos_id,
         bos_token_id=None,
         attention_dropout=0.0,
     )
@@ -109,7 +110,7 @@ def add_lora(model: Any, config: ModelConfig) -> Any:
         raise ConfigError("[model] lora_rank > 0 needs peft: pip install 'rlvr[train]'") from exc
     lora = LoraConfig(
         r=config.lora_rank,
-        lora_alpha=config.lora_alpha,
+        lora_alpha=int(config.lora_alpha),
         lora_dropout=0.0,
         target_modules=config.lora_target_modules,
         task_type="CAUSAL_LM",

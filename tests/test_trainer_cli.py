@@ -157,3 +157,47 @@ def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     steps = [json.loads(line)["step"] for line in metrics.read_text().splitlines()]
     assert steps == [1, 2, 3, 4, 5, 6]
     assert json.loads((out / "summary.json").read_text())["steps"] == 6
+
+
+def test_config_file_with_a_local_model_and_lora(tmp_path: Path) -> None:
+    """`rlvr train CONFIG.toml` on a local Hugging Face model directory (no SFT), LoRA adapter."""
+    from rlvr.task_packs.tiny_functions import sft_examples
+    from rlvr.trainer.config import ModelConfig
+    from rlvr.trainer.model import build_tiny_model, build_tokenizer
+
+    tokenizer = build_tokenizer([p + c for p, c in sft_examples(200)], 300)
+    model = build_tiny_model(tokenizer, ModelConfig(tiny_layers=1, tiny_hidden=32, tiny_heads=2), seed=0)
+    model_dir = tmp_path / "my-model"
+    model.save_pretrained(model_dir)
+    tokenizer.save_pretrained(model_dir)
+    config = tmp_path / "train.toml"
+    config.write_text(
+        f"""
+[model]
+path = "{model_dir}"
+lora_rank = 4
+
+[grpo]
+steps = 2
+tasks_per_step = 2
+group_size = 2
+group_size_max = 2
+max_new_tokens = 6
+beta = 0.05
+
+[run]
+eval_max_tasks = 2
+eval_samples = 1
+grader_types = false
+"""
+    )
+    out = tmp_path / "run"
+    process = run_cli(str(config), "--out", str(out))
+    output = process.communicate(timeout=400)[0].decode()
+    assert process.returncode == 0, output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] == 2 and summary["sft"]["steps"] == 0
+    assert not (out / "warm_start").exists()  # a given model is used as is, not copied
+    assert (out / "checkpoint" / "model" / "adapter_config.json").is_file()
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert all(r["kl"] is not None and r["kl"] >= 0 for r in records)

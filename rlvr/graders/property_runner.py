@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -17,8 +19,33 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers as _providers
 
 from rlvr.sandbox.codec import CodecError, dumps
+
+# Hypothesis mixes in constants found in the source of "local" modules currently imported, which
+# would make generated inputs depend on what else the process has loaded. Generation runs with
+# that pool emptied (under a lock), so the same task gives the same inputs in every process.
+_GENERATION_LOCK = threading.RLock()
+
+
+@contextmanager
+def isolated_generation() -> Iterator[None]:
+    with _GENERATION_LOCK:
+        original = getattr(_providers, "_get_local_constants", None)
+        cache = getattr(_providers, "CONSTANTS_CACHE", None)
+        if original is None or cache is None or not hasattr(_providers, "Constants"):
+            yield
+            return
+        empty = _providers.Constants()  # pyright: ignore[reportPrivateImportUsage]
+        _providers._get_local_constants = lambda: empty  # type: ignore[attr-defined]
+        cache.cache.clear()
+        try:
+            yield
+        finally:
+            _providers._get_local_constants = original  # type: ignore[attr-defined]
+            cache.cache.clear()
+
 
 # generation is not a test of the reference: no health check applies
 _DEPRECATED_CHECKS = {"return_value", "not_a_test_method"}
@@ -102,5 +129,6 @@ def hypothesis_examples(strategy: st.SearchStrategy[Any], count: int, seed: int)
     def collect(value: Any) -> None:
         drawn.append(value)
 
-    hypothesis_seed(seed)(collect)()
+    with isolated_generation():
+        hypothesis_seed(seed)(collect)()
     return drawn

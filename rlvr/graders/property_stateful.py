@@ -29,7 +29,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, get_state_machine_test, initialize, precondition, rule
 
-from rlvr.graders.property_runner import ALL_HEALTH_CHECKS
+from rlvr.graders.property_runner import ALL_HEALTH_CHECKS, isolated_generation
 from rlvr.types import Task
 
 DRIVER_ENTRY = "_rlvr_drive_methods"
@@ -121,7 +121,8 @@ def operation_sequences(
             suppress_health_check=ALL_HEALTH_CHECKS,
         ),
     )
-    hypothesis_seed(seed)(test)()
+    with isolated_generation():
+        hypothesis_seed(seed)(test)()
     unique: dict[str, list[list[Any]]] = {}
     for operations in sequences:
         unique.setdefault(repr(operations), operations)

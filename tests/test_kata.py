@@ -252,3 +252,21 @@ def test_validation_reports_a_broken_task(pack: KataPack) -> None:
     )
     problems = validate_tasks("kata", [broken])
     assert {p.field for p in problems} >= {"split", "hidden"}
+
+
+def test_tasks_are_identical_in_a_fresh_process(pack: KataPack) -> None:
+    import json
+    import subprocess
+    import sys
+
+    ids = ["kata/min_stack/4/11", "kata/merge_intervals/2/5", "kata/topological_sort/5/3"]
+    script = (
+        "import json, sys\n"
+        "from rlvr.task_packs.kata import KataPack\n"
+        "pack = KataPack()\n"
+        "print(json.dumps([repr(pack.get(i).hidden) for i in sys.argv[1:]]))\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", script, *ids], capture_output=True, text=True, check=True
+    ).stdout
+    assert json.loads(output) == [repr(pack.get(i).hidden) for i in ids]

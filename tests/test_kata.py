@@ -270,3 +270,17 @@ def test_tasks_are_identical_in_a_fresh_process(pack: KataPack) -> None:
         [sys.executable, "-c", script, *ids], capture_output=True, text=True, check=True
     ).stdout
     assert json.loads(output) == [repr(pack.get(i).hidden) for i in ids]
+
+
+def test_visible_mode_shows_a_counterexample_hidden_mode_does_not() -> None:
+    wrong = "def rotate(values, k):\n    return values\n"
+    task_id = "kata/rotate_list/2/0"
+    with make_grader(KataPack(feedback="visible"), types=False, jobs=1) as visible:
+        shown = visible.grade(task_id, wrong)
+    with make_grader(KataPack(), types=False, jobs=1) as hidden:
+        kept = hidden.grade(task_id, wrong)
+    assert not shown.passed and not kept.passed
+    assert "counterexample" in shown.feedback and "'expected'" in shown.feedback
+    assert "counterexample" not in kept.feedback
+    with pytest.raises(ValueError):
+        KataPack(feedback="loud")

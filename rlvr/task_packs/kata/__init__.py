@@ -195,8 +195,13 @@ class KataPack(TaskPack):
         "Procedural Python katas: 30+ families x difficulty 1-5, any seed; test split = held-out families."
     )
 
-    def __init__(self, seeds: int = DEFAULT_SEEDS) -> None:
+    def __init__(self, seeds: int = DEFAULT_SEEDS, feedback: str = "hidden") -> None:
+        """`seeds`: seeds per (family, difficulty) in the default sample; `feedback="visible"` lets
+        a failing verdict carry a counterexample (input, expected, actual) for multi-turn episodes."""
         super().__init__()
+        if feedback not in ("hidden", "visible"):
+            raise ValueError(f"feedback must be 'hidden' or 'visible', got {feedback!r}")
+        self.options["feedback"] = feedback
         self.seeds = seeds
         self._built: dict[str, Task] = {}
 

@@ -13,7 +13,7 @@ from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory
 
 import rlvr  # noqa: F401  (registers rlvr/Code-v0)
 from rlvr.envs.spaces import UnicodeText
-from rlvr.envs.vector import GroupError, GroupRollout, reset_group
+from rlvr.envs.vector import BatchedSyncVectorEnv, GroupError, GroupRollout, reset_group
 
 TASK = "HumanEval/2"
 OTHER_TASK = "HumanEval/16"
@@ -44,6 +44,25 @@ def test_make_vec_group_rewards_match_local_grading(mode, humaneval_pack, humane
         other = humaneval_pack.get(OTHER_TASK)
         assert group.reset(OTHER_TASK) == other.prompt  # the next group, all on the new task
         assert group.step((other.hidden["reference"],) * 3).rewards.tolist() == [1.0, 1.0, 1.0]
+    finally:
+        envs.close()
+
+
+def test_default_make_vec_grades_each_group_in_one_batch(humaneval_pack, humaneval_grader):
+    envs = gym.make_vec("rlvr/Code-v0", num_envs=4, pack="humaneval", grader_options={"jobs": 1})
+    try:
+        assert isinstance(envs, BatchedSyncVectorEnv)  # the registered vector_entry_point
+        assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+        group = GroupRollout(envs)
+        task = humaneval_pack.get(TASK)
+        group.reset(TASK, seed=0)
+        completions = (*group_completions(task), task.hidden["reference"])
+        step = group.step(completions)
+        local = humaneval_grader.grade_many([TASK] * 4, list(completions))
+        assert step.rewards == pytest.approx([v.reward for v in local], abs=1e-9)
+        assert envs.grader.batches == 1  # four sub-envs, one grading batch
+        _, rewards, terminated, _, _ = envs.step(("a", "b", "c", "d"))  # autoreset step: nothing graded
+        assert rewards.tolist() == [0.0] * 4 and not terminated.any() and envs.grader.batches == 1
     finally:
         envs.close()
 

@@ -26,9 +26,16 @@ registers shared-memory support for `UnicodeText` (a length word plus UTF-32 cod
 string up to the space's `max_length` round-trips, lone surrogates included). `import rlvr`
 imports it, so `gym.make_vec(..., vectorization_mode="async")` works without extra arguments.
 
-Cost. Each sub-env builds its own grader (and sandbox) unless one is passed in: with
-`vectorization_mode="sync"`, `gym.make_vec(..., grader=shared_grader)` lets all G sub-envs share
-one grader in this process; with "async" each worker process builds its own.
+Batched grading (the default). `rlvr/Code-v0` registers `make_batched_vector_env` as its
+`vector_entry_point`, so `gym.make_vec("rlvr/Code-v0", num_envs=G, pack=...)` with no
+`vectorization_mode` (or with "vector_entry_point") builds a `BatchedSyncVectorEnv`: the G sub-envs
+share one grader, and each `step` grades all G completions in one `grade_many` batch — one
+type-checker run and one sandbox pass per group — with results and autoreset behaviour identical to
+"sync". Grader settings go in `grader_options={...}`; `executor="ray"` grades on Ray actors.
+
+Cost of the other modes. With "sync" each sub-env builds its own grader (and sandbox) unless one is
+passed in (`gym.make_vec(..., grader=shared_grader)`), and grades its completion alone; with "async"
+each worker process builds its own grader.
 """
 
 from __future__ import annotations
@@ -44,6 +51,10 @@ import numpy as np
 from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 from rlvr.envs.spaces import UnicodeText
+from rlvr.graders.base import Grader
+from rlvr.task_packs.base import TaskPack
+from rlvr.task_packs.registry import load_pack
+from rlvr.types import Verdict
 
 _CODE_POINT = np.dtype("<u4")
 
@@ -127,6 +138,100 @@ def _pick(value: Any, index: int) -> Any:
         return {k: _pick(v, index) for k, v in value.items() if not str(k).startswith("_")}
     item = value[index]
     return item.item() if isinstance(item, np.generic) else item
+
+
+# ---------------------------------------------------------------------- batched grading
+class PrefetchingGrader(Grader):
+    """Serves `grade_many` from verdicts graded ahead of time in one batch (`prefetch`), and grades
+    anything else with the wrapped grader. Grading is deterministic, so a verdict graded ahead is
+    the verdict the sub-env would have got."""
+
+    def __init__(self, inner: Grader) -> None:
+        super().__init__(inner.pack)
+        self.inner = inner
+        self.family = inner.family
+        self.weights = getattr(inner, "weights", None)
+        self._ready: dict[tuple[str, str], Verdict] = {}
+        self.batches = 0
+
+    def prefetch(self, task_ids: Sequence[str], completions: Sequence[str]) -> None:
+        verdicts = self.inner.grade_many(list(task_ids), list(completions))
+        self.batches += 1
+        self._ready = dict(zip(zip(task_ids, completions, strict=True), verdicts, strict=True))
+
+    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+        out: list[Verdict | None] = [self._ready.get(key) for key in zip(task_ids, completions, strict=True)]
+        missing = [i for i, verdict in enumerate(out) if verdict is None]
+        if missing:
+            self.batches += 1
+            graded = self.inner.grade_many([task_ids[i] for i in missing], [completions[i] for i in missing])
+            for i, verdict in zip(missing, graded, strict=True):
+                out[i] = verdict
+        return [verdict for verdict in out if verdict is not None]
+
+    def close(self) -> None:
+        self._ready = {}
+        self.inner.close()
+
+
+class BatchedSyncVectorEnv(gym.vector.SyncVectorEnv):
+    """A `SyncVectorEnv` whose sub-envs share one grader and whose `step` grades all sub-envs'
+    completions in a single `grade_many` batch (one type-checker run and one sandbox pass for the
+    whole group instead of one per sub-env). Results and autoreset behaviour are exactly those of
+    `SyncVectorEnv`."""
+
+    def __init__(self, env_fns: Sequence[Any], grader: PrefetchingGrader, **kwargs: Any) -> None:
+        self.grader = grader
+        super().__init__(env_fns, **kwargs)
+
+    def step(self, actions: Any) -> Any:
+        pending_reset = getattr(self, "_autoreset_envs", np.zeros(self.num_envs, dtype=bool))
+        ids: list[str] = []
+        texts: list[str] = []
+        for index, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
+            task = getattr(env.unwrapped, "task", None)
+            if task is not None and isinstance(action, str) and not pending_reset[index]:
+                ids.append(task.id)
+                texts.append(action)
+        if ids:
+            self.grader.prefetch(ids, texts)
+        return super().step(actions)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        super().close_extras(**kwargs)
+        self.grader.close()
+
+
+def make_batched_vector_env(
+    num_envs: int = 1,
+    *,
+    env_id: str = "rlvr/Code-v0",
+    pack: str | TaskPack = "humaneval",
+    executor: str = "local",
+    ray_address: str | None = None,
+    grader_options: dict[str, Any] | None = None,
+    **env_kwargs: Any,
+) -> BatchedSyncVectorEnv:
+    """G sub-envs of `env_id` sharing one grader (on `executor`), graded one batch per step.
+
+    This is the `vector_entry_point` of `rlvr/Code-v0`:
+    `gym.make_vec("rlvr/Code-v0", num_envs=G, vectorization_mode="vector_entry_point", pack=...)`.
+    Other keyword arguments reach every sub-env (`split`, `task_id`, `max_turns`, ...)."""
+    from rlvr.executors import make_executor_grader
+
+    resolved = load_pack(pack) if isinstance(pack, str) else pack
+    grader = PrefetchingGrader(
+        make_executor_grader(resolved, executor, ray_address, **(grader_options or {}))
+    )
+
+    def make_one() -> gym.Env[Any, Any]:
+        return gym.make(env_id, pack=resolved, grader=grader, **env_kwargs)
+
+    try:
+        return BatchedSyncVectorEnv([make_one for _ in range(num_envs)], grader)
+    except Exception:
+        grader.close()
+        raise
 
 
 # ---------------------------------------------------------------------- async shared memory

@@ -12,6 +12,8 @@ copy), so pyright's content cache cannot skip work that real training would pay 
   --layers no-types  the type layer off: sandbox + perf only (isolates the executor's scaling
                    from pyright's own extra process)
 
+  control          the same executor on pure-Python CPU work (no sandbox, no pyright): the speedup
+                   the machine allows at that moment, which the grading speedups are read against
   dispatch         the driver's own cost per chunk: a trivial grader on 2 actors, 2,000 items sent
                    as chunks of 1 and of 32 (what the 1,000-worker design note sizes chunks by)
 
@@ -53,6 +55,42 @@ class EchoGrader(Grader):
 
 def echo_factory(pack: Any, **options: Any) -> Grader:
     return EchoGrader(pack)
+
+
+class BurnGrader(Grader):
+    """Pure-Python CPU work per item and nothing else: the scaling the machine allows right now."""
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        out = []
+        for task in tasks:
+            total = 0
+            for i in range(300_000):
+                total += i * i
+            out.append(Verdict(task.id, reward=1.0, passed=total > 0))
+        return out
+
+
+def burn_factory(pack: Any, **options: Any) -> Grader:
+    return BurnGrader(pack)
+
+
+def control_run(workers: int, items: int = 200) -> dict[str, Any]:
+    pack = StaticPack("burn", [Task(id=str(i), prompt="") for i in range(items)])
+    ids = [str(i) for i in range(items)]
+    grader = RayGrader(pack, workers=workers, grader_factory=burn_factory)
+    try:
+        grader.grade_many(ids[:10], ["x"] * 10)
+        started = time.perf_counter()
+        grader.grade_many(ids, ["x"] * items)
+        seconds = time.perf_counter() - started
+    finally:
+        grader.close()
+    return {
+        "workers": workers,
+        "items": items,
+        "seconds": round(seconds, 3),
+        "items_per_second": round(items / seconds, 3),
+    }
 
 
 def dispatch_overhead(items: int = 2000) -> dict[str, Any]:
@@ -98,7 +136,7 @@ def tree_cpu_seconds(pids: list[int]) -> float:
 def measure(
     pack: Any, workers: int, ids: list[str], references: list[str], tag: str, args: Any
 ) -> dict[str, Any]:
-    options = {"types": False} if tag.startswith("no-types") else {}
+    options: dict[str, Any] = {"types": False} if tag.startswith("no-types") else {}
     started = time.perf_counter()
     grader = RayGrader(pack, workers=workers, **options)
     try:
@@ -141,8 +179,8 @@ def main() -> None:
     parser.add_argument(
         "--layers",
         nargs="+",
-        default=["full", "no-types", "dispatch"],
-        choices=["full", "no-types", "dispatch"],
+        default=["control", "full", "no-types", "dispatch"],
+        choices=["control", "full", "no-types", "dispatch"],
     )
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray cluster")
     parser.add_argument("--out", default="benchmarks/results/bench_ray.json")
@@ -158,29 +196,33 @@ def main() -> None:
         "copies": args.copies,
         "runs": [],
     }
-    for layers in args.layers:
-        if layers == "dispatch":
-            summary["dispatch"] = dispatch_overhead()
-            print(json.dumps(summary["dispatch"]), flush=True)
-            continue
-        by_workers: dict[int, list[float]] = {1: [], 2: []}
-        cpu_cost: dict[int, list[float]] = {1: [], 2: []}
-        for repeat in range(args.repeats):
+    measured = [layers for layers in args.layers if layers != "dispatch"]
+    by_workers = {layers: {1: [], 2: []} for layers in measured}
+    cpu_cost = {layers: {1: [], 2: []} for layers in measured}
+    for repeat in range(args.repeats):  # interleaved: every setting sees the same drift in load
+        for layers in measured:
             for workers in (1, 2):
-                run = measure(pack, workers, ids, references, f"{layers} r{repeat} w{workers}", args)
+                if layers == "control":
+                    run = control_run(workers)
+                else:
+                    run = measure(pack, workers, ids, references, f"{layers} r{repeat} w{workers}", args)
                 run["layers"] = layers
                 summary["runs"].append(run)
-                by_workers[workers].append(run["items_per_second"])
-                cpu_cost[workers].append(run["cpu_ms_per_item"])
+                by_workers[layers][workers].append(run["items_per_second"])
+                if "cpu_ms_per_item" in run:
+                    cpu_cost[layers][workers].append(run["cpu_ms_per_item"])
                 print(json.dumps(run), flush=True)
-        one, two = statistics.median(by_workers[1]), statistics.median(by_workers[2])
+    for layers in measured:
+        one, two = statistics.median(by_workers[layers][1]), statistics.median(by_workers[layers][2])
         summary[f"{layers}_items_per_second"] = {"1": one, "2": two}
         summary[f"{layers}_speedup_2_over_1"] = round(two / one, 3)
-        # CPU per item, 2 workers over 1: ~1.0 means adding a worker adds no work of its own, so on
-        # otherwise idle cores the wall-clock speedup would approach 2 / this ratio.
-        cpu_one, cpu_two = statistics.median(cpu_cost[1]), statistics.median(cpu_cost[2])
-        summary[f"{layers}_cpu_ms_per_item"] = {"1": cpu_one, "2": cpu_two}
-        summary[f"{layers}_cpu_ratio_2_over_1"] = round(cpu_two / cpu_one, 3)
+        if cpu_cost[layers][1]:
+            # CPU per item, 2 workers over 1: ~1.0 means a second worker adds no work of its own.
+            cpu_one, cpu_two = statistics.median(cpu_cost[layers][1]), statistics.median(cpu_cost[layers][2])
+            summary[f"{layers}_cpu_ms_per_item"] = {"1": cpu_one, "2": cpu_two}
+            summary[f"{layers}_cpu_ratio_2_over_1"] = round(cpu_two / cpu_one, 3)
+    if "dispatch" in args.layers:
+        summary["dispatch"] = dispatch_overhead()
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=2))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ import random
 import shutil
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -341,3 +342,10 @@ def test_a_forked_child_gets_its_own_server_and_leaves_the_parents_alone(checker
     assert answer == "3 True"
     assert parent_connection.alive and checker._home.is_dir()
     assert checker.check(ONE_ERROR).errors == 1
+
+
+def test_concurrent_callers_get_their_own_answers(checker: CountingChecker) -> None:
+    batches = [[CLEAN, ONE_ERROR], [THREE_ERRORS, CLEAN + "\n"], [ONE_ERROR + "\n", THREE_ERRORS + "\n"]]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = list(pool.map(checker.check_many, batches))
+    assert [[r.errors for r in reports] for reports in results] == [[0, 1], [3, 0], [1, 3]]

@@ -25,6 +25,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rlvr.executors.ray_cluster import connect
@@ -144,7 +145,9 @@ class RayGrader(Grader):
             actor_options["jobs"] = max(1, int(cpus_per_worker))
         # A pack given by name is loaded on each actor; a pack object is put in the object store
         # once and every actor (including replacements) reads it from there.
-        pack_spec: Any = pack if isinstance(pack, str) else self.ray.put(pack)
+        pack_spec: Any = self.ray.put(pack) if not isinstance(pack, str) else pack
+        if isinstance(pack, str) and Path(pack).is_dir():  # actors may run in another directory
+            pack_spec = str(Path(pack).resolve())
         self._actor_args = (pack_spec, grader_factory, actor_options)
         self._actor_class = self.ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(GradingWorker)
         self._lock = threading.Lock()

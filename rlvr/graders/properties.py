@@ -61,7 +61,7 @@ from rlvr.graders.property_shapes import Shape, argument_shapes, inferred_relati
 from rlvr.sandbox.codec import CodecError, dumps, loads
 from rlvr.types import Task
 
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 DEFAULT_MAX_CALLS = 200
 MUTANTS_PER_TASK = 160
 HYPOTHESIS_EXAMPLES = 80

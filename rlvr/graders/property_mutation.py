@@ -136,7 +136,9 @@ def _mutate_text(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> s
         return _mutate_words(text, rng, pool)
     if _NUMBER.search(text) and rng.random() < 0.3:
         return _mutate_number_in_text(text, rng, pool)
-    alphabet = sorted(set(text)) or sorted(set("".join(pool.get("str", [])))) or ["a"]
+    # characters come from this string or, half the time, from every seed string ("14.5" -> "14.50")
+    everywhere = sorted(set("".join(pool.get("str", []))))
+    alphabet = (everywhere if rng.random() < 0.5 else sorted(set(text))) or everywhere or ["a"]
     words = text.split(" ")
     choice = rng.randrange(9)
     if not text:

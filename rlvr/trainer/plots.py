@@ -17,7 +17,7 @@ PANELS: dict[str, list[str]] = {
     "truncated": ["truncated_ratio"],
     "diversity": ["distinct_1", "distinct_2"],
     "tokens_per_correct": ["tokens_per_correct"],
-    "step_time": ["step_seconds", "generate_seconds", "grade_seconds", "update_seconds"],
+    "step_time": ["step_seconds", "rollout_seconds", "update_seconds"],
 }
 
 
@@ -43,6 +43,10 @@ def plot_metrics(records: list[dict[str, Any]], out_dir: Path) -> list[Path]:
             target.set_xlabel("step")
             if target.lines:
                 target.legend(fontsize=7)
+            else:  # e.g. kl when beta = 0: no reference policy, nothing measured
+                target.text(
+                    0.5, 0.5, "not measured in this run", ha="center", va="center", transform=target.transAxes
+                )
         path = out_dir / f"{panel}.png"
         single.tight_layout()
         single.savefig(path, dpi=80)

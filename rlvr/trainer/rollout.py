@@ -119,7 +119,12 @@ def completion_logprobs(
     attention_mask = torch.cat([sequences.prompt_mask, sequences.mask.to(sequences.prompt_mask.dtype)], dim=1)
     position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)
     completion_length = sequences.completion_ids.shape[1]
-    inputs = {"input_ids": input_ids, "attention_mask": attention_mask, "position_ids": position_ids}
+    inputs = {
+        "input_ids": input_ids,
+        "attention_mask": attention_mask,
+        "position_ids": position_ids,
+        "use_cache": False,
+    }
     try:  # only the positions that predict completion tokens need logits (the last prompt one on)
         logits = model(**inputs, logits_to_keep=completion_length + 1).logits
     except TypeError:  # an architecture without `logits_to_keep`

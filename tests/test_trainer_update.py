@@ -254,3 +254,29 @@ def test_curriculum_and_adaptive_group_size() -> None:
     restored = Curriculum(tasks, True, threshold=0.5, window=2)
     restored.load_state(curriculum.state())
     assert restored.level == 2 and restored.recent == curriculum.recent
+
+
+class BrokenGrader:
+    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+        raise RuntimeError("sandbox exploded")
+
+
+def test_a_grader_that_raises_is_counted_not_fatal(tokenizer: Any) -> None:
+    import random
+
+    from rlvr.trainer.curriculum import Curriculum
+    from rlvr.trainer.grpo import collect_rollout
+
+    tasks = [Task(id=f"t{i}", prompt=PROMPTS[0], split="train") for i in range(2)]
+    config = update_config(tasks_per_step=2, group_size=2, group_size_max=0)
+    rollout, stats = collect_rollout(
+        tiny(tokenizer),
+        tokenizer,
+        BrokenGrader(),
+        Curriculum(tasks, False, 1.0, 1),
+        random.Random(0),
+        config,
+        (1, 1),  # type: ignore[arg-type]
+    )
+    assert stats["grading_errors"] == 4 and stats["zero_std_group_fraction"] == 1.0
+    assert all(v.error and "sandbox exploded" in v.error for v in rollout.verdicts)

@@ -146,7 +146,11 @@ def policy_from(base: Any, config: TrainConfig, checkpoint: Path | None) -> Any:
 def grade_unique(grader: Grader, task_ids: list[str], texts: list[str]) -> list[Verdict]:
     """Grade each distinct (task, completion) once: graders are deterministic, groups repeat."""
     keys = list(dict.fromkeys(zip(task_ids, texts, strict=True)))
-    graded = dict(zip(keys, grader.grade_many([k[0] for k in keys], [k[1] for k in keys]), strict=True))
+    try:
+        verdicts = grader.grade_many([k[0] for k in keys], [k[1] for k in keys])
+    except Exception as exc:  # graders must not raise; if one does, the step goes on without signal
+        verdicts = [Verdict.failure(k[0], f"grader raised {type(exc).__name__}: {exc}") for k in keys]
+    graded = dict(zip(keys, verdicts, strict=True))
     return [graded[key] for key in zip(task_ids, texts, strict=True)]
 
 

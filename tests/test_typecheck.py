@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from rlvr.graders import typecheck
+from rlvr.graders import pyright_bundle
+from rlvr.graders.pyright_cli import CliEngine
+from rlvr.graders.pyright_run import RunFailure
+from rlvr.graders.pyright_server import ServerEngine
 from rlvr.graders.typecheck import (
     PyrightBundle,
     TypeChecker,
     TypeCheckerUnavailable,
     TypeReport,
-    _CliEngine,
-    _RunFailure,
-    _ServerEngine,
     type_score,
 )
 
@@ -38,17 +38,17 @@ class CountingChecker(TypeChecker):
         super().__init__(timeout=timeout, cache_size=cache_size, engine=engine)
         self.runs: list[int] = []
 
-    def _run_pyright(self, texts: list[str]) -> list[TypeReport] | _RunFailure:
+    def _run_pyright(self, texts: list[str]) -> list[TypeReport] | RunFailure:
         self.runs.append(len(texts))
         poisoned = [i for i, text in enumerate(texts) if "POISON" in text]
         if not poisoned:
             return super()._run_pyright(texts)
         if "SLOW_POISON" not in texts[poisoned[0]]:
-            return _RunFailure("poisoned batch")  # fails having finished nothing, like a CLI run
+            return RunFailure("poisoned batch")  # fails having finished nothing, like a CLI run
         # fails having finished the files before it, like a server answering document by document
         finished = self._engine.run(texts[: poisoned[0]]) if poisoned[0] else []
-        assert not isinstance(finished, _RunFailure)
-        return _RunFailure("slow poison", dict(enumerate(finished)))
+        assert not isinstance(finished, RunFailure)
+        return RunFailure("slow poison", dict(enumerate(finished)))
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_pyright_runs_from_the_installed_bundle_or_not_at_all(
     bundle = PyrightBundle.locate()
     assert bundle.script.is_file() and bundle.node.is_file()
     assert bundle.version == __pyright_version__  # the wheel's own JS, not a downloaded copy
-    monkeypatch.setattr(typecheck, "_package_dir", lambda name: tmp_path / name)
+    monkeypatch.setattr(pyright_bundle, "package_dir", lambda name: tmp_path / name)
     with pytest.raises(TypeCheckerUnavailable, match="does not download"):
         PyrightBundle.locate()
 
@@ -205,7 +205,7 @@ def test_a_slow_file_times_out_alone_and_its_batch_mates_are_graded() -> None:
     slow = "x = 1\n" + "x = [x]\n" * 8000  # 64 kB on which pyright's inference takes many seconds
     with CountingChecker(timeout=2.0) as checker:
         engine = checker._engine
-        assert isinstance(engine, _ServerEngine)
+        assert isinstance(engine, ServerEngine)
         engine.seconds_per_candidate = 0.0
         reports = checker.check_many([CLEAN, ONE_ERROR, slow, THREE_ERRORS])
     assert [reports[i].errors for i in (0, 1, 3)] == [0, 1, 3]
@@ -217,7 +217,7 @@ def test_a_slow_file_times_out_alone_and_its_batch_mates_are_graded() -> None:
 def test_cli_timeout_is_reported_not_silent() -> None:
     with TypeChecker(timeout=0.05, engine="cli") as checker:
         engine = checker._engine
-        assert isinstance(engine, _CliEngine)
+        assert isinstance(engine, CliEngine)
         engine.seconds_per_candidate = 0.0
         reports = checker.check_many([CLEAN, ONE_ERROR])
         assert all(r.error is not None and "timed out" in r.error for r in reports)
@@ -228,7 +228,7 @@ def test_cli_timeout_is_reported_not_silent() -> None:
 def test_server_recovers_from_timeout_and_crash() -> None:
     with TypeChecker(engine="server") as checker:
         engine = checker._engine
-        assert isinstance(engine, _ServerEngine)
+        assert isinstance(engine, ServerEngine)
         assert checker.check(CLEAN).errors == 0
         first = engine._connection
         assert first is not None and first.alive
@@ -320,7 +320,7 @@ def test_stdlib_only_even_if_the_empty_venv_vanished(engine: str, monkeypatch: p
 def test_a_forked_child_gets_its_own_server_and_leaves_the_parents_alone(checker: CountingChecker) -> None:
     assert checker.check(CLEAN).errors == 0
     engine = checker._engine
-    assert isinstance(engine, _ServerEngine)
+    assert isinstance(engine, ServerEngine)
     parent_connection = engine._connection
     assert parent_connection is not None
     read_end, write_end = os.pipe()
@@ -329,7 +329,7 @@ def test_a_forked_child_gets_its_own_server_and_leaves_the_parents_alone(checker
         try:
             report = checker.check(THREE_ERRORS)
             child_engine = checker._engine
-            assert isinstance(child_engine, _ServerEngine)
+            assert isinstance(child_engine, ServerEngine)
             own_server = child_engine._connection is not parent_connection
             checker.close()
             os.write(write_end, f"{report.errors} {own_server}".encode())

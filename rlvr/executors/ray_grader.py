@@ -79,6 +79,8 @@ class _Slot:
     inflight: int = 0
     alive: bool = True
     isolated: bool = False  # running a retry, alone, so that its loss cannot take others down
+    starting: Any = None  # a replacement's readiness probe; no work (or deadline) until it answers
+    starting_since: float = 0.0
 
 
 @dataclass
@@ -138,6 +140,7 @@ class RayGrader(Grader):
         self.max_inflight_per_worker = max_inflight_per_worker
         self.chunk_timeout = chunk_timeout
         self.affinity = affinity
+        self.start_timeout = start_timeout
         self.replacements_left = workers * 2 if max_worker_replacements is None else max_worker_replacements
         self.replacements = 0
         actor_options = dict(options)
@@ -173,6 +176,7 @@ class RayGrader(Grader):
         slot.alive = False
         slot.inflight = 0
         slot.isolated = False
+        slot.starting = None
         try:
             self.ray.kill(slot.actor)
         except Exception:
@@ -183,6 +187,28 @@ class RayGrader(Grader):
         self.replacements += 1
         slot.actor = self._new_actor()
         slot.alive = True
+        slot.starting = slot.actor.describe.remote()
+        slot.starting_since = time.monotonic()
+
+    def _usable(self, slot: _Slot) -> bool:
+        """Alive and started. A replacement gets work only once it has answered, so the time it
+        takes to start never counts against a chunk's deadline."""
+        if not slot.alive:
+            return False
+        if slot.starting is None:
+            return True
+        ready, _ = self.ray.wait([slot.starting], timeout=0)
+        if not ready:
+            if time.monotonic() - slot.starting_since > self.start_timeout:
+                self._replace(slot)  # never came up (e.g. no room on the cluster)
+            return False
+        try:
+            self.ray.get(slot.starting)
+        except Exception:
+            self._replace(slot)  # died while starting
+            return False
+        slot.starting = None
+        return True
 
     def worker_pids(self) -> list[int]:
         """Process ids of the live actors (for tests and diagnostics)."""
@@ -241,8 +267,12 @@ class RayGrader(Grader):
 
         while any(queues) or retries or inflight:
             self._dispatch(queues, retries, inflight, tasks, completions)
-            if not inflight:  # every actor is gone and none may be replaced
-                for queue in [*queues, retries]:
+            if not inflight:
+                starting = [slot.starting for slot in self.slots if slot.alive and slot.starting is not None]
+                if starting:  # only replacements left, still starting: wait for one
+                    ray.wait(starting, num_returns=1, timeout=1.0)
+                    continue
+                for queue in [*queues, retries]:  # every actor is gone and none may be replaced
                     while queue:
                         fail(queue.popleft(), "no grading workers left on the Ray cluster")
                 break
@@ -296,7 +326,7 @@ class RayGrader(Grader):
         while (any(queues) or retries) and progress:
             progress = False
             for slot in self.slots:
-                if not slot.alive or slot.isolated:
+                if slot.isolated or not self._usable(slot):
                     continue
                 if retries and slot.inflight == 0:
                     chunk = retries.popleft()

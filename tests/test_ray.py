@@ -126,6 +126,13 @@ def faulty_factory(pack, **options):
     return FaultyGrader(pack)
 
 
+def slow_after_crash_factory(pack, crash_marker: str = "", **options):
+    """Builds slowly (3 s) once a crash has happened: a replacement that takes long to start."""
+    if crash_marker and Path(crash_marker).exists():
+        time.sleep(3)
+    return FaultyGrader(pack)
+
+
 @pytest.fixture(scope="module")
 def toy_pack():
     return StaticPack("toy", [Task(id=f"t{i}", prompt="p") for i in range(12)])
@@ -147,6 +154,25 @@ def test_worker_dying_once_mid_batch_is_retried(ray_cluster, toy_pack, tmp_path)
         grader.close()
     assert all(v.error is None for v in verdicts)
     assert [v.reward for v in verdicts] == pytest.approx([len(c) / 100 for c in completions])
+
+
+def test_slow_replacement_start_does_not_count_against_the_deadline(ray_cluster, toy_pack, tmp_path):
+    marker = tmp_path / "crashed"
+    grader = RayGrader(
+        toy_pack,
+        workers=1,
+        grader_factory=slow_after_crash_factory,
+        crash_marker=str(marker),
+        chunk_size=3,
+        chunk_timeout=2.0,
+    )
+    try:
+        verdicts = grader.grade_many(["t0", "t1", "t2"], [f"CRASH-ONCE:{marker}", "a", "bb"])
+        assert grader.replacements == 1  # the crash; the 3 s start-up did not trigger another
+    finally:
+        grader.close()
+    assert all(v.error is None for v in verdicts)
+    assert [v.reward for v in verdicts[1:]] == pytest.approx([0.01, 0.02])
 
 
 def test_item_that_kills_its_worker_twice_is_flagged_and_neighbours_survive(ray_cluster, toy_pack):

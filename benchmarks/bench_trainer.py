@@ -2,8 +2,10 @@
 
 1. Step time: one rlvr GRPO step vs one TRL `GRPOTrainer` step on the same tiny model, tokenizer,
    prompts, reward function and settings (G, completions per step, max completion length,
-   temperature, mu = 1, beta = 0, loss "grpo", group scaling). Blocks of steps alternate between
-   the two trainers so machine load hits both alike; the figure is the ratio of medians.
+   temperature, mu = 1, beta = 0, loss "grpo", group scaling). TRL is timed twice: with its GRPO
+   default (gradient checkpointing on) and with checkpointing off (the same computation as rlvr).
+   Blocks of steps alternate between the trainers so machine load hits all alike; the figures are
+   ratios of medians.
 2. Peak memory: one GRPO update (policy + frozen reference + AdamW) vs one PPO update with a value
    head (policy + reference + critic of the same size + AdamW for both, GAE), each in a fresh
    subprocess, as the peak resident-set growth over the process's state before the models exist.
@@ -85,7 +87,7 @@ def rlvr_steps(model: Any, tokenizer: Any, prompts: list[str], steps: int) -> li
     return times
 
 
-def trl_steps(model: Any, tokenizer: Any, prompts: list[str], steps: int) -> list[float]:
+def trl_steps(model: Any, tokenizer: Any, prompts: list[str], steps: int, checkpointing: bool) -> list[float]:
     from datasets import Dataset
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
@@ -123,6 +125,7 @@ def trl_steps(model: Any, tokenizer: Any, prompts: list[str], steps: int) -> lis
             bf16=False,
             seed=0,
             disable_tqdm=True,
+            gradient_checkpointing=checkpointing,  # TRL's GRPO default is True; rlvr does not recompute
         )
         trainer = GRPOTrainer(
             model=model,
@@ -140,14 +143,20 @@ def step_time(steps: int, rounds: int, threads: int) -> dict[str, Any]:
     model, tokenizer, prompts = tiny_setup(threads)
     import copy
 
-    ours, theirs = [], []
-    for _ in range(rounds):
-        ours += rlvr_steps(copy.deepcopy(model), tokenizer, prompts, steps)[1:]  # first step warms up
-        theirs += trl_steps(copy.deepcopy(model), tokenizer, prompts, steps)[1:]
+    ours: list[float] = []
+    trl_default: list[float] = []
+    trl_plain: list[float] = []
+    for _ in range(rounds):  # the first step of each block warms up and is not counted
+        ours += rlvr_steps(copy.deepcopy(model), tokenizer, prompts, steps)[1:]
+        trl_default += trl_steps(copy.deepcopy(model), tokenizer, prompts, steps, checkpointing=True)[1:]
+        trl_plain += trl_steps(copy.deepcopy(model), tokenizer, prompts, steps, checkpointing=False)[1:]
+    median = statistics.median
     return {
-        "rlvr_median_seconds": statistics.median(ours),
-        "trl_median_seconds": statistics.median(theirs),
-        "ratio_rlvr_over_trl": statistics.median(ours) / statistics.median(theirs),
+        "rlvr_median_seconds": median(ours),
+        "trl_default_median_seconds": median(trl_default),
+        "trl_no_checkpointing_median_seconds": median(trl_plain),
+        "ratio_rlvr_over_trl_default": median(ours) / median(trl_default),
+        "ratio_rlvr_over_trl_no_checkpointing": median(ours) / median(trl_plain),
         "steps_measured_each": len(ours),
         "completions_per_step": PROMPTS_PER_STEP * GROUP,
         "parameters": sum(p.numel() for p in model.parameters()),
@@ -185,8 +194,8 @@ def memory_child(mode: str, hidden: int, layers: int) -> None:
     mask = torch.ones(rows, completion)
     baseline = _rss_kib()
 
-    def logp_of(model: Any) -> torch.Tensor:
-        logits = model(input_ids=ids).logits[:, prompt - 1 : -1]
+    def logp_of(model: Any) -> torch.Tensor:  # as the trainer does: no KV cache, completion logits only
+        logits = model(input_ids=ids, use_cache=False, logits_to_keep=completion + 1).logits[:, :-1]
         return token_logprobs(logits, ids[:, prompt:])
 
     policy = LlamaForCausalLM(config)
@@ -210,7 +219,9 @@ def memory_child(mode: str, hidden: int, layers: int) -> None:
         )
 
         def values() -> torch.Tensor:
-            return value_head(critic(input_ids=ids).last_hidden_state[:, prompt - 1 : -1]).squeeze(-1)
+            return value_head(
+                critic(input_ids=ids, use_cache=False).last_hidden_state[:, prompt - 1 : -1]
+            ).squeeze(-1)
 
         with torch.no_grad():
             old_values = values()

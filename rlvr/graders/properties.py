@@ -10,8 +10,9 @@ Where inputs come from, in order (the first `max_calls` valid, distinct ones are
   3. boundary inputs of each argument's domain (empty, smallest, largest, all-equal);
   4. derandomized hypothesis examples of each argument's domain (biased to small values, ties
      and exact floats);
-  5. EvalPlus-style type-aware mutations of the seeds; mutants the reference accepts join the
-     population, so edits compound (see `property_mutation`).
+  5. EvalPlus-style type-aware mutations of the seeds, drawing replacement values from the seeds
+     and from the reference's own literals (thresholds, month numbers...); mutants the reference
+     accepts join the population, so edits compound (see `property_mutation`).
 Seeds are the calls the task's original test makes (recorded against the reference), its
 explicit `calls`, and the `>>> f(...)` examples of its docstring. Domains (`property_shapes`) are
 inferred from the seeds (or from type hints where no seed shows an argument), and so are simple
@@ -54,14 +55,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from rlvr.graders.oracle import CodeOracle, Comparator, GeneratedTests
-from rlvr.graders.property_mutation import mutate_inputs
+from rlvr.graders.property_mutation import mutate_inputs, source_constants
 from rlvr.graders.property_preconditions import HUMANEVAL_PRECONDITIONS, HUMANEVAL_RELATIONS, RELATIONS
 from rlvr.graders.property_runner import ReferenceRun, hypothesis_examples, run_reference
 from rlvr.graders.property_shapes import Shape, argument_shapes, inferred_relations
 from rlvr.sandbox.codec import CodecError, dumps, loads
 from rlvr.types import Task
 
-GENERATOR_VERSION = 6
+GENERATOR_VERSION = 7
 DEFAULT_MAX_CALLS = 200
 MUTANTS_PER_TASK = 160
 HYPOTHESIS_EXAMPLES = 80
@@ -314,9 +315,9 @@ def generate_tests(
         for args in hypothesis_examples(strategy, config.hypothesis_examples, _seed_for(task)):
             collector.offer(tuple(args))
         # mutants that the reference accepts join the population, so edits compound on valid inputs
-        mutate_inputs(
-            valid_seeds, shapes, rng, min(config.mutants, limit - len(collector.calls)), collector.offer
-        )
+        budget = min(config.mutants, limit - len(collector.calls))
+        constants = source_constants(task.hidden["reference"])
+        mutate_inputs(valid_seeds, shapes, rng, budget, collector.offer, constants)
 
     perf_calls, perf_sizes = growth_inputs(
         task, oracle.reference, valid_seeds, shapes, collector.admissible, config

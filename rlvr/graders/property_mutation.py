@@ -246,26 +246,66 @@ def _tie_with_another_argument(args: list[Any], rng: random.Random) -> None:
     )
 
 
+def source_constants(source: str) -> list[Any]:
+    """Literal numbers and short strings of (trusted) reference source: the thresholds, month
+    numbers and separators where its behaviour changes are the values most worth trying."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    found: list[Any] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and type(node.value) in (int, float, str)
+            and node.value not in found
+        ):
+            if type(node.value) is not str or len(node.value) <= 12:
+                found.append(node.value)
+    return found[:200]
+
+
+def _swap_arguments(args: list[Any], rng: random.Random) -> None:
+    """Exchange two arguments of the same type (e.g. which side of a triangle is longest)."""
+    pairs = [
+        (i, j) for i in range(len(args)) for j in range(i + 1, len(args)) if type(args[i]) is type(args[j])
+    ]
+    if pairs:
+        i, j = rng.choice(pairs)
+        args[i], args[j] = args[j], args[i]
+
+
 def mutate_inputs(
     seeds: Sequence[tuple[Any, ...]],
     shapes: Sequence[Shape],
     rng: random.Random,
     count: int,
     accept: Callable[[tuple[Any, ...]], bool] = lambda args: True,
+    constants: Sequence[Any] = (),
 ) -> list[tuple[Any, ...]]:
     """Up to `count` mutated argument tuples: each mutates one or two arguments of a seed (or of an
     earlier mutant, so edits compound), keeping every argument inside its domain."""
     if not seeds or not shapes:
         return []
     pool = ingredients(seeds)
+    for value in constants:  # the reference's own literals join the ingredients
+        bucket = pool.setdefault(type(value).__name__, [])
+        if value not in bucket:
+            bucket.append(value)
+        if type(value) is int and value >= 0:
+            digits = pool.setdefault("digits", [])
+            if str(value) not in digits:
+                digits.append(str(value))
     population = [tuple(s) for s in seeds]
     out: list[tuple[Any, ...]] = []
     for _ in range(count * MAX_ATTEMPTS_PER_INPUT):
         if len(out) >= count:
             break
         parent = list(rng.choice(population))
-        if len(parent) > 1 and rng.random() < 0.2:
-            _tie_with_another_argument(parent, rng)
+        if len(parent) > 1 and rng.random() < 0.25:
+            (_tie_with_another_argument if rng.random() < 0.7 else _swap_arguments)(parent, rng)
         else:
             for _ in range(1 if rng.random() < 0.7 else 2):
                 position = rng.randrange(len(parent))

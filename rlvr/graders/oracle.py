@@ -69,24 +69,10 @@ class GeneratedTests:
     perf_sizes: tuple[int, ...] = ()
 
 
-def tolerant_agree(expected: Any, actual: Any, depth: int = 0) -> bool:
+def tolerant_agree(expected: Any, actual: Any) -> bool:
     """`values_agree`, except floats agree to a relative 1e-9 (absolute 1e-12): generated inputs
     carry no hand-written tolerance, and a reordered sum is still a correct sum."""
-    if depth > 64 or type(expected) is not type(actual):
-        return False
-    if type(expected) is float:
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12)
-    if type(expected) in (list, tuple):
-        return len(expected) == len(actual) and all(
-            tolerant_agree(e, a, depth + 1) for e, a in zip(expected, actual, strict=True)
-        )
-    if type(expected) is dict:
-        return expected.keys() == actual.keys() and all(
-            tolerant_agree(expected[k], actual[k], depth + 1) for k in expected
-        )
-    return expected == actual
+    return values_agree(expected, actual, float_tolerance=True)
 
 
 class _Divergence(Exception):
@@ -97,19 +83,25 @@ class _CandidateRaised(Exception):
     pass
 
 
-def values_agree(expected: Any, actual: Any, depth: int = 0) -> bool:
-    """Exact agreement on plain data: same type structure and equal values (NaN equals NaN)."""
+def values_agree(expected: Any, actual: Any, depth: int = 0, *, float_tolerance: bool = False) -> bool:
+    """Agreement on plain data: same type structure and equal values (NaN equals NaN); with
+    `float_tolerance`, floats agree to a relative 1e-9 (absolute 1e-12)."""
     if depth > 64 or type(expected) is not type(actual):
         return False
     if type(expected) is float:
-        return expected == actual or (math.isnan(expected) and math.isnan(actual))
+        if math.isnan(expected) or math.isnan(actual):
+            return math.isnan(expected) and math.isnan(actual)
+        if float_tolerance:
+            return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12)
+        return expected == actual
     if type(expected) in (list, tuple):
         return len(expected) == len(actual) and all(
-            values_agree(e, a, depth + 1) for e, a in zip(expected, actual, strict=True)
+            values_agree(e, a, depth + 1, float_tolerance=float_tolerance)
+            for e, a in zip(expected, actual, strict=True)
         )
     if type(expected) is dict:
         return expected.keys() == actual.keys() and all(
-            values_agree(expected[k], actual[k], depth + 1) for k in expected
+            values_agree(expected[k], actual[k], depth + 1, float_tolerance=float_tolerance) for k in expected
         )
     return expected == actual
 
@@ -156,7 +148,9 @@ class CodeOracle:
         for args in list(hidden.get("calls") or []) + list(extra_calls):
             self._add_call(tuple(args))
         if not self.calls and not (hidden.get("properties") or {}).get("inputs"):
-            raise OracleError(f"{task.id}: no hidden calls (the task needs `check`, `calls` or property inputs)")
+            raise OracleError(
+                f"{task.id}: no hidden calls (the task needs `check`, `calls` or property inputs)"
+            )
 
     def add_generated(self, tests: GeneratedTests) -> None:
         """Append generated hidden calls (reference outputs computed here, on the trusted side)."""

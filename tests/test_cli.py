@@ -26,32 +26,19 @@ def test_unknown_pack_names_the_fix():
     assert result.returncode == 2 and "humaneval" in result.stderr and "rlvr packs list" in result.stderr
 
 
+def code_task_line(**fields: object) -> str:
+    task = {"id": "a", "prompt": "p", "entry_point": "f", "reference": "def f(x):\n    return x\n"}
+    task["tests"] = [{"args": [1]}]
+    return json.dumps({**task, **fields})
+
+
 def test_validate_reports_file_line_and_field(tmp_path: Path):
     (tmp_path / "pack.toml").write_text('name = "broken"\nfamily = "code"\n')
     lines = [
-        json.dumps(
-            {
-                "id": "a",
-                "prompt": "p",
-                "entry_point": "f",
-                "reference": "def f(x):\n    return x\n",
-                "tests": [{"args": [1]}],
-            }
-        ),
+        code_task_line(),
         "{not json",
-        json.dumps(
-            {"id": "b", "prompt": "p", "entry_point": "f", "reference": "def f(:\n", "tests": [{"args": [1]}]}
-        ),
-        json.dumps(
-            {
-                "id": "a",
-                "prompt": "p",
-                "entry_point": "f",
-                "reference": "def f(x):\n    return x\n",
-                "tests": [{"args": [1]}],
-                "difficulty": 9,
-            }
-        ),
+        code_task_line(id="b", reference="def f(:\n"),
+        code_task_line(difficulty=9),
     ]
     (tmp_path / "tasks.jsonl").write_text("\n".join(lines) + "\n")
     result = run("packs", "validate", str(tmp_path))

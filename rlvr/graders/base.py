@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Any
 
+from rlvr.graders.math_cache import VerdictCache
 from rlvr.task_packs.base import TaskPack, UnknownTaskError
 from rlvr.types import Task, Verdict
 
@@ -38,6 +40,36 @@ class Grader:
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         raise NotImplementedError
+
+    @staticmethod
+    def grade_each(
+        tasks: list[Task],
+        completions: list[str],
+        grade_one: Callable[[Task, str], Verdict],
+        cache: VerdictCache | None = None,
+    ) -> list[Verdict]:
+        """`grade_tasks` for graders that grade one completion at a time: a non-string completion gets
+        a failure verdict, an exception in `grade_one` a flagged `grader` gate (one completion never
+        breaks a batch), and with a `cache` a repeated (task, completion) is served from it."""
+        out: list[Verdict] = []
+        for task, completion in zip(tasks, completions, strict=True):
+            if not isinstance(completion, str):
+                out.append(
+                    Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
+                )
+                continue
+            verdict = cache.get(task.id, completion) if cache is not None else None
+            if verdict is None:
+                try:
+                    verdict = grade_one(task, completion)
+                except Exception as exc:  # never let one completion break a batch
+                    verdict = Verdict.failure(
+                        task.id, f"grader fault: {type(exc).__name__}: {exc}", gates=["grader"]
+                    )
+                if cache is not None:
+                    cache.put(task.id, completion, verdict)
+            out.append(verdict)
+        return out
 
     def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
         resolved = [self.resolve(t) for t in task_ids]

@@ -42,23 +42,7 @@ class MathGrader(Grader):
         self._cache = VerdictCache()
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
-        return [
-            self._grade_one(task, completion) for task, completion in zip(tasks, completions, strict=True)
-        ]
-
-    def _grade_one(self, task: Task, completion: Any) -> Verdict:
-        if not isinstance(completion, str):
-            return Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
-        verdict = self._cache.get(task.id, completion)
-        if verdict is None:
-            try:
-                verdict = self._grade_uncached(task, completion)
-            except Exception as exc:  # never let one completion break a batch
-                verdict = Verdict.failure(
-                    task.id, f"grader fault: {type(exc).__name__}: {exc}", gates=["grader"]
-                )
-            self._cache.put(task.id, completion, verdict)
-        return verdict
+        return self.grade_each(tasks, completions, self._grade_uncached, self._cache)
 
     def _grade_uncached(self, task: Task, completion: str) -> Verdict:
         started = time.perf_counter()

@@ -120,24 +120,7 @@ class SQLGrader(Grader):
         return self._prepared[task.id]
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
-        out = []
-        for task, completion in zip(tasks, completions, strict=True):
-            if not isinstance(completion, str):
-                out.append(
-                    Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
-                )
-                continue
-            verdict = self._cache.get(task.id, completion)
-            if verdict is None:
-                try:
-                    verdict = self._grade_one(task, completion)
-                except Exception as exc:  # never let one completion break a batch
-                    verdict = Verdict.failure(
-                        task.id, f"grader fault: {type(exc).__name__}: {exc}", gates=["grader"]
-                    )
-                self._cache.put(task.id, completion, verdict)
-            out.append(verdict)
-        return out
+        return self.grade_each(tasks, completions, self._grade_one, self._cache)
 
     def _outcome(self, prepared: PreparedTask, database: bytes, sql: str) -> Result:
         if prepared.kind == "query":

@@ -54,30 +54,17 @@ class ToolGrader(Grader):
         return ToolEpisode(task, self.weights)
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
-        out = []
-        for task, completion in zip(tasks, completions, strict=True):
-            if not isinstance(completion, str):
-                out.append(
-                    Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
-                )
-                continue
-            try:
-                episode = self.new_episode(task)
-            except Exception as exc:
-                out.append(
-                    Verdict.failure(
-                        task.id, f"task could not be set up: {type(exc).__name__}: {exc}", gates=["task"]
-                    )
-                )
-                continue
-            try:
-                for turn in split_transcript(completion):
-                    if episode.done:
-                        break
-                    episode.act(turn)
-                out.append(episode.verdict())
-            except Exception as exc:  # never let one transcript break a batch
-                out.append(
-                    Verdict.failure(task.id, f"grader fault: {type(exc).__name__}: {exc}", gates=["grader"])
-                )
-        return out
+        return self.grade_each(tasks, completions, self._replay)
+
+    def _replay(self, task: Task, completion: str) -> Verdict:
+        try:
+            episode = self.new_episode(task)
+        except Exception as exc:
+            return Verdict.failure(
+                task.id, f"task could not be set up: {type(exc).__name__}: {exc}", gates=["task"]
+            )
+        for turn in split_transcript(completion):
+            if episode.done:
+                break
+            episode.act(turn)
+        return episode.verdict()

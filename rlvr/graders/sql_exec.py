@@ -18,6 +18,8 @@ import math
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,24 +171,32 @@ def _fetch_bounded(cursor: sqlite3.Cursor) -> list[tuple[Any, ...]]:
     return rows
 
 
-def run_query(database: bytes, sql: str) -> Result:
-    """Run one read-only SELECT on a private copy; raises SQLRunError."""
-    statements = split_statements(sql)
-    if len(statements) != 1:
-        raise SQLRunError("syntax", f"expected exactly one SQL statement, got {len(statements)}")
+@contextmanager
+def _fenced_copy(database: bytes, writable: frozenset[str]) -> Iterator[sqlite3.Connection]:
+    """A fenced private copy of `database`, closed afterwards; sqlite and resource errors raised in
+    the block become SQLRunError."""
     connection = open_copy(database)
-    state = _fence(connection, frozenset())
+    state = _fence(connection, writable)
     try:
-        cursor = connection.execute(statements[0])
-        if cursor.description is None:
-            raise SQLRunError("denied", "the statement returns no rows (a query task needs a SELECT)")
-        return Result(len(cursor.description), _fetch_bounded(cursor))
+        yield connection
     except sqlite3.Error as exc:
         raise _classify(exc, state) from None
     except (OverflowError, MemoryError, ValueError) as exc:
         raise SQLRunError("error", f"{type(exc).__name__}: {exc}") from None
     finally:
         connection.close()
+
+
+def run_query(database: bytes, sql: str) -> Result:
+    """Run one read-only SELECT on a private copy; raises SQLRunError."""
+    statements = split_statements(sql)
+    if len(statements) != 1:
+        raise SQLRunError("syntax", f"expected exactly one SQL statement, got {len(statements)}")
+    with _fenced_copy(database, frozenset()) as connection:
+        cursor = connection.execute(statements[0])
+        if cursor.description is None:
+            raise SQLRunError("denied", "the statement returns no rows (a query task needs a SELECT)")
+        return Result(len(cursor.description), _fetch_bounded(cursor))
 
 
 def run_script(database: bytes, sql: str, writable: frozenset[str]) -> bytes:
@@ -194,21 +204,13 @@ def run_script(database: bytes, sql: str, writable: frozenset[str]) -> bytes:
     statements = split_statements(sql)
     if not statements:
         raise SQLRunError("syntax", "no SQL statement found")
-    connection = open_copy(database)
-    state = _fence(connection, writable)
-    try:
+    with _fenced_copy(database, writable) as connection:
         for statement in statements:
             cursor = connection.execute(statement)
             _fetch_bounded(cursor)
         connection.set_authorizer(None)
         connection.set_progress_handler(None, 0)
         return connection.serialize()
-    except sqlite3.Error as exc:
-        raise _classify(exc, state) from None
-    except (OverflowError, MemoryError, ValueError) as exc:
-        raise SQLRunError("error", f"{type(exc).__name__}: {exc}") from None
-    finally:
-        connection.close()
 
 
 def run_trusted(database: bytes, sql: str) -> Result:

@@ -10,22 +10,19 @@ import re
 import sqlite3
 from typing import Any
 
-from rlvr.task_packs.directory import HIDDEN_BUILDERS, PUBLIC_FIELDS, TASK_CHECKERS, register_family_schema
+from rlvr.task_packs.directory import (
+    HIDDEN_BUILDERS,
+    PUBLIC_FIELDS,
+    TASK_CHECKERS,
+    need_str,
+    register_family_schema,
+)
 
 Problems = list[tuple[str, str]]
 
 
 def _hidden(line: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in line.items() if k not in PUBLIC_FIELDS}
-
-
-def _need_text(line: dict[str, Any], name: str) -> Problems:
-    value = line.get(name)
-    if value is None:
-        return [(name, "missing (required)")]
-    if not isinstance(value, str) or not value.strip():
-        return [(name, f"must be a non-empty string, got {type(value).__name__}")]
-    return []
 
 
 # ---------------------------------------------------------------- math (extends the core answer check)
@@ -69,7 +66,7 @@ def _check_rows(rows: Any) -> Problems:
 
 
 def check_sql(line: dict[str, Any]) -> Problems:
-    problems = _need_text(line, "schema") + _need_text(line, "reference")
+    problems = need_str(line, "schema") + need_str(line, "reference")
     if "rows" in line:
         problems += _check_rows(line["rows"])
     kind = line.get("kind", "query")
@@ -196,7 +193,7 @@ register_family_schema("tool", check_tool, _hidden)
 
 
 def check_proof_line(line: dict[str, Any]) -> Problems:
-    problems = _need_text(line, "goal")
+    problems = need_str(line, "goal")
     assumptions = line.get("assumptions", {})
     kinds = ("real", "positive", "nonnegative")
     if not isinstance(assumptions, dict) or not all(v in kinds for v in assumptions.values()):

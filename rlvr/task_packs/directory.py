@@ -46,7 +46,8 @@ def register_family_schema(family: str, checker: Checker, hidden: HiddenBuilder)
     HIDDEN_BUILDERS[family] = hidden
 
 
-def _need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
+def need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
+    """A (field, message) problem unless `line[name]` is a non-empty string."""
     value = line.get(name)
     if value is None:
         return [(name, "missing (required)")]
@@ -56,7 +57,7 @@ def _need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
 
 
 def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
-    problems = _need_str(line, "entry_point") + _need_str(line, "reference")
+    problems = need_str(line, "entry_point") + need_str(line, "reference")
     tests, check = line.get("tests"), line.get("check")
     if tests is None and check is None:
         problems.append(("tests", 'a code task needs `tests` (list of {"args": [...]}) or `check` code'))
@@ -167,7 +168,7 @@ def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
             if not isinstance(line, dict):
                 problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
                 continue
-            line_problems = _need_str(line, "id") + _need_str(line, "prompt") + checker(line)
+            line_problems = need_str(line, "id") + need_str(line, "prompt") + checker(line)
             difficulty = line.get("difficulty", 1)
             if not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5:
                 line_problems.append(("difficulty", "must be an integer from 1 to 5"))

@@ -201,3 +201,21 @@ grader_types = false
     assert (out / "checkpoint" / "model" / "adapter_config.json").is_file()
     records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert all(r["kl"] is not None and r["kl"] >= 0 for r in records)
+
+
+def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    metrics = out / "metrics.jsonl"
+    process = run_cli("--out", str(out), *cli_args("grpo.steps=4", "run.checkpoint_every=1"))
+    deadline = time.monotonic() + 400
+    while time.monotonic() < deadline and process.poll() is None:
+        if metrics.exists() and metrics.read_text().count("\n") >= 2:
+            break
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    output = process.communicate(timeout=120)[0].decode()
+    assert process.returncode == 130, output
+    assert f"rlvr train --resume {out}" in output
+    resumed = run_cli("--resume", str(out))
+    assert resumed.wait(timeout=400) == 0
+    assert [json.loads(line)["step"] for line in metrics.read_text().splitlines()] == [1, 2, 3, 4]

@@ -280,3 +280,25 @@ def test_a_grader_that_raises_is_counted_not_fatal(tokenizer: Any) -> None:
     )
     assert stats["grading_errors"] == 4 and stats["zero_std_group_fraction"] == 1.0
     assert all(v.error and "sandbox exploded" in v.error for v in rollout.verdicts)
+
+
+def test_dropout_is_off(tokenizer: Any) -> None:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=64,
+            hidden_size=16,
+            intermediate_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            attention_dropout=0.3,
+        )
+    )
+    model.model.layers[0].mlp.add_module("extra_dropout", torch.nn.Dropout(0.5))
+    disable_dropout(model)
+    assert not model.training
+    assert all(m.p == 0.0 for m in model.modules() if isinstance(m, torch.nn.Dropout))
+    ids = torch.randint(0, 64, (2, 5))
+    with torch.no_grad():
+        assert torch.equal(model(input_ids=ids).logits, model(input_ids=ids).logits)

@@ -10,6 +10,7 @@ from typing import Any
 from rlvr.bench.policies import PolicyError, Settings, make_policy
 from rlvr.bench.report import flat_summary
 from rlvr.bench.store import BenchError
+from rlvr.executors import add_executor_arguments, grader_from_args
 from rlvr.task_packs.registry import PackError
 
 
@@ -53,6 +54,7 @@ def _add_bench(subparsers: Any) -> None:
     grading = parser.add_argument_group("grading")
     grading.add_argument("--jobs", type=int, help="grading workers (default: one per core)")
     grading.add_argument("--sandbox", choices=("local", "docker"), default="local")
+    add_executor_arguments(parser)
     options = parser.add_argument_group("policy options")
     options.add_argument("--batch-size", type=int, help="hf: prompts per generate call (default 8)")
     options.add_argument("--device", help="hf: torch device (default cpu)")
@@ -138,7 +140,7 @@ def run_bench_command(args: argparse.Namespace) -> int:
     except (BenchError, PolicyError, PackError) as exc:
         print(f"rlvr bench: {exc}", file=sys.stderr)
         return 2
-    graders = GraderCache(**grader_options)
+    graders = GraderCache(lambda pack: grader_from_args(pack, args, **grader_options))
     try:
         results = run_bench(spec, policy, graders)
     except (BenchError, PolicyError, PackError) as exc:

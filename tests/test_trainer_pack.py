@@ -32,7 +32,8 @@ def test_teacher_is_noisy_with_a_misconception() -> None:
     pairs = sft_examples(2000, seed=1, bug_rate=0.3)
     inclusive = [body for prompt, body in pairs if "at least" in prompt]
     strict = sum(" > " in body for body in inclusive)
-    assert 0.5 < strict / len(inclusive) < 0.7  # the misconception: "at least" written as ">", more often than not
+    # the misconception: "at least" written as ">", more often than not
+    assert 0.5 < strict / len(inclusive) < 0.7
     assert 0 < sum("return" not in body for _, body in pairs) < len(pairs) * 0.2
 
 

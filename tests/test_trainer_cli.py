@@ -219,3 +219,21 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     resumed = run_cli("--resume", str(out))
     assert resumed.wait(timeout=400) == 0
     assert [json.loads(line)["step"] for line in metrics.read_text().splitlines()] == [1, 2, 3, 4]
+
+
+def test_tiny_run_grades_on_ray_actors(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    out = tmp_path / "run"
+    process = run_cli("--out", str(out), "--executor", "ray", *cli_args("grpo.steps=1"))
+    output = process.communicate(timeout=400)[0].decode()
+    assert process.returncode == 0, output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] == 1
+    assert json.loads((out / "config.json").read_text())["run"]["executor"] == "ray"
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert len(records) == 1 and 0.0 <= records[0]["reward_mean"] <= 1.0
+
+
+def test_unknown_executor_is_refused_before_work(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="executor must be local or ray"):
+        build_config(None, ['run.executor="spark"'])

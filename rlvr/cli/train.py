@@ -40,6 +40,15 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, help="random seed (same as --set run.seed=...)")
     parser.add_argument("--out", type=Path, help="run directory (default: runs/train-<timestamp>)")
     parser.add_argument(
+        "--sandbox", choices=("local", "docker"), help="sandbox backend (same as --set run.sandbox=...)"
+    )
+    parser.add_argument(
+        "--executor", choices=("local", "ray"), help="where graders run (same as --set run.executor=...)"
+    )
+    parser.add_argument(
+        "--ray-address", help="Ray cluster for --executor ray (same as --set run.ray_address=...)"
+    )
+    parser.add_argument(
         "--resume", type=Path, metavar="DIR", help="continue an interrupted run from its last checkpoint"
     )
     parser.set_defaults(func=run)
@@ -52,6 +61,9 @@ def _assignments(args: argparse.Namespace) -> list[str]:
         ("pack", "run.pack"),
         ("steps", "grpo.steps"),
         ("seed", "run.seed"),
+        ("sandbox", "run.sandbox"),
+        ("executor", "run.executor"),
+        ("ray_address", "run.ray_address"),
     ):
         value = getattr(args, flag)
         if value is not None:

@@ -83,6 +83,9 @@ class RunConfig:
     eval_max_tasks: int = 0  # 0 = every held-out task
     grader_jobs: int = 0  # sandbox workers; 0 = one per core
     grader_types: bool = True  # run the type-checker layer
+    sandbox: str = "local"  # sandbox backend: local | docker
+    executor: str = "local"  # where graders run: local | ray
+    ray_address: str = ""  # with executor = "ray": a cluster address; "" = a private loopback cluster
     threads: int = 1  # torch CPU threads (tiny matrices gain nothing from more); 0 = torch's default
 
 
@@ -210,6 +213,8 @@ def validate(config: TrainConfig) -> None:
     need(r.checkpoint_every >= 1, "[run] checkpoint_every must be >= 1")
     need(r.eval_samples >= 0, "[run] eval_samples must be >= 0")
     need(r.grader_jobs >= 0 and r.threads >= 0, "[run] grader_jobs and threads must be >= 0")
+    need(r.sandbox in ("local", "docker"), "[run] sandbox must be local or docker")
+    need(r.executor in ("local", "ray"), "[run] executor must be local or ray")
     if problems:
         raise ConfigError("invalid training config:\n  - " + "\n  - ".join(problems))
 

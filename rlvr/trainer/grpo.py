@@ -24,7 +24,8 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from rlvr.graders.base import Grader, make_grader
+from rlvr.executors import make_executor_grader
+from rlvr.graders.base import Grader
 from rlvr.task_packs.base import TaskPack
 from rlvr.task_packs.registry import load_pack
 from rlvr.trainer import model as models
@@ -402,12 +403,12 @@ def train(
         metrics.truncate(0)
     session_start = started - state["elapsed"]  # wall time counts SFT, evaluation and earlier sessions
 
-    grader_options: dict[str, Any] = {}
+    grader_options: dict[str, Any] = {"sandbox": r.sandbox}
     if r.grader_jobs:
         grader_options["jobs"] = r.grader_jobs
     if not r.grader_types:
         grader_options["types"] = False
-    grader = make_grader(pack, **grader_options)
+    grader = make_executor_grader(pack, r.executor, r.ray_address or None, **grader_options)
 
     def snapshot() -> None:
         state.update(

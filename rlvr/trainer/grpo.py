@@ -34,6 +34,7 @@ from rlvr.trainer.checkpoint import find_checkpoint, load_checkpoint_state, save
 from rlvr.trainer.config import TrainConfig
 from rlvr.trainer.curriculum import Curriculum, group_size_for
 from rlvr.trainer.evaluate import evaluate
+from rlvr.trainer.interrupt import stop_on_sigint
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.masks import overlong_penalty
 from rlvr.trainer.metrics import MetricsLog, completion_metrics, verdict_metrics
@@ -432,55 +433,62 @@ def train(
             batch_size=g.micro_batch_size,
         )
 
-    try:
-        if "heldout_before" not in state:
-            log(f"held-out evaluation (before): {len(eval_tasks)} tasks of split {r.eval_split!r}")
-            state["heldout_before"] = heldout()
-            log(f"  pass rate {state['heldout_before']['pass_rate']:.3f}")
-            snapshot()
-        bar = tqdm(total=g.steps, initial=state["step"], desc="grpo", disable=None)
-        while state["step"] < g.steps:
-            step_started = time.perf_counter()
-            rollout, stats = collect_rollout(policy, tokenizer, grader, curriculum, sampler, config, levels)
-            generated = time.perf_counter()
-            if rollout.tasks:
-                update = policy_update(policy, reference, optimizer, rollout, config)
-            else:  # dynamic sampling found no informative group: nothing to learn from this step
-                update = {"skipped_update": 1.0}
-            errors = [v for v in rollout.verdicts if v.error]
-            if errors:
-                with open(paths.grading_errors, "a") as handle:
-                    for v in errors:
-                        handle.write(
-                            json.dumps({"step": state["step"] + 1, "task_id": v.task_id, "error": v.error})
-                            + "\n"
-                        )
-            state["step"] += 1
-            record = {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
-            record.update(
-                step_seconds=time.perf_counter() - step_started,
-                rollout_seconds=generated - step_started,
-                update_seconds=time.perf_counter() - generated,
-                group_size_mean=len(rollout.group_ids) / max(len(rollout.tasks), 1),
-                learning_rate=g.learning_rate,
-            )
-            metrics.append(record)
-            curriculum.observe(stats["pass_rate"])
-            bar.update(1)
-            bar.set_postfix(
-                reward=f"{stats['reward_mean']:.2f}",
-                passed=f"{stats['pass_rate']:.2f}",
-                level=curriculum.level,
-            )
-            if state["step"] % r.checkpoint_every == 0 or state["step"] == g.steps:
+    with stop_on_sigint(log) as stop:  # Ctrl-C stops at the next safe point, checkpointed
+        try:
+            if "heldout_before" not in state:
+                log(f"held-out evaluation (before): {len(eval_tasks)} tasks of split {r.eval_split!r}")
+                state["heldout_before"] = heldout()
+                log(f"  pass rate {state['heldout_before']['pass_rate']:.3f}")
                 snapshot()
-        bar.close()
-        if "heldout_after" not in state:
-            log("held-out evaluation (after)")
-            state["heldout_after"] = heldout()
-            snapshot()
-    finally:
-        grader.close()
+            bar = tqdm(total=g.steps, initial=state["step"], desc="grpo", disable=None)
+            while state["step"] < g.steps:
+                stop.check(snapshot)
+                step_started = time.perf_counter()
+                rollout, stats = collect_rollout(
+                    policy, tokenizer, grader, curriculum, sampler, config, levels
+                )
+                generated = time.perf_counter()
+                if rollout.tasks:
+                    update = policy_update(policy, reference, optimizer, rollout, config)
+                else:  # dynamic sampling found no informative group: nothing to learn from this step
+                    update = {"skipped_update": 1.0}
+                errors = [v for v in rollout.verdicts if v.error]
+                if errors:
+                    with open(paths.grading_errors, "a") as handle:
+                        for v in errors:
+                            handle.write(
+                                json.dumps(
+                                    {"step": state["step"] + 1, "task_id": v.task_id, "error": v.error}
+                                )
+                                + "\n"
+                            )
+                state["step"] += 1
+                record = {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
+                record.update(
+                    step_seconds=time.perf_counter() - step_started,
+                    rollout_seconds=generated - step_started,
+                    update_seconds=time.perf_counter() - generated,
+                    group_size_mean=len(rollout.group_ids) / max(len(rollout.tasks), 1),
+                    learning_rate=g.learning_rate,
+                )
+                metrics.append(record)
+                curriculum.observe(stats["pass_rate"])
+                bar.update(1)
+                bar.set_postfix(
+                    reward=f"{stats['reward_mean']:.2f}",
+                    passed=f"{stats['pass_rate']:.2f}",
+                    level=curriculum.level,
+                )
+                if state["step"] % r.checkpoint_every == 0 or state["step"] == g.steps:
+                    snapshot()
+            bar.close()
+            stop.check(snapshot)
+            if "heldout_after" not in state:
+                log("held-out evaluation (after)")
+                state["heldout_after"] = heldout()
+                snapshot()
+        finally:
+            grader.close()
 
     records = metrics.read()
     plot_metrics(records, paths.plots)

@@ -278,55 +278,57 @@ def test_a_grader_that_raises_is_counted_not_fatal(tokenizer: Any) -> None:
         config,
         (1, 1),  # type: ignore[arg-type]
     )
-    assert stats["grading_errors"] == 4 and stats["zero_std_group_fraction"] == 1.0
-    assert all(v.error and "sandbox exploded" in v.error for v in rollout.verdicts)
+    # every episode's grading was disrupted: all are counted, none is learned from
+    assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 4
+    assert rollout.tasks == [] and rollout.verdicts == [] and rollout.rewards.numel() == 0
 
 
-def test_dropout_is_off(tokenizer: Any) -> None:
-    from transformers import LlamaConfig, LlamaForCausalLM
+class FlakyGrader:
+    """Task "t0": every second completion hits a sandbox fault; task "t1": every second completion is
+    an input error (the policy's own doing). Others get reward 1 for even length, else 0."""
 
-    model = LlamaForCausalLM(
-        LlamaConfig(
-            vocab_size=64,
-            hidden_size=16,
-            intermediate_size=32,
-            num_hidden_layers=1,
-            num_attention_heads=2,
-            attention_dropout=0.3,
-        )
-    )
-    model.model.layers[0].mlp.add_module("extra_dropout", torch.nn.Dropout(0.5))
-    disable_dropout(model)
-    assert not model.training
-    assert all(m.p == 0.0 for m in model.modules() if isinstance(m, torch.nn.Dropout))
-    ids = torch.randint(0, 64, (2, 5))
-    with torch.no_grad():
-        assert torch.equal(model(input_ids=ids).logits, model(input_ids=ids).logits)
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+
+    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+        out = []
+        for task_id, completion in zip(task_ids, completions, strict=True):
+            self.seen[task_id] = self.seen.get(task_id, 0) + 1
+            if self.seen[task_id] % 2 == 0 and task_id == "t0":
+                out.append(
+                    Verdict(task_id, 0.0, False, gates=["tests"], error="sandbox failure: worker died")
+                )
+            elif self.seen[task_id] % 2 == 0 and task_id == "t1":
+                out.append(Verdict.failure(task_id, "empty completion"))
+            else:
+                out.append(Verdict(task_id, float(len(completion) % 2 == 0), passed=True))
+        return out
 
 
-def test_truncated_completions_get_the_overlong_penalty(tokenizer: Any) -> None:
+def test_disrupted_grading_is_dropped_but_input_errors_are_learned_from(
+    tokenizer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import random
 
+    from rlvr.trainer import grpo
     from rlvr.trainer.curriculum import Curriculum
-    from rlvr.trainer.grpo import collect_rollout
 
-    tasks = [Task(id=f"flat{i}", prompt=PROMPTS[0], split="train") for i in range(2)]
-    config = update_config(
-        tasks_per_step=2, group_size=3, group_size_max=0, truncation="penalty", overlong_buffer=2
-    )
-    torch.manual_seed(0)
-    rollout, stats = collect_rollout(
+    # grade every sampled completion (no de-duplication) so the grader's counters see each one
+    monkeypatch.setattr(grpo, "grade_unique", lambda grader, ids, texts: grader.grade_many(ids, texts))
+    tasks = [Task(id=f"t{i}", prompt=PROMPTS[i], split="train") for i in range(2)]
+    config = update_config(tasks_per_step=2, group_size=4, group_size_max=0)
+    rollout, stats = grpo.collect_rollout(
         tiny(tokenizer),
         tokenizer,
-        ParityGrader(),
+        FlakyGrader(),
         Curriculum(tasks, False, 1.0, 1),
         random.Random(0),
         config,
         (1, 1),  # type: ignore[arg-type]
     )
-    truncated = rollout.sequences.truncated
-    assert truncated.any() and stats["truncated_ratio"] == pytest.approx(float(truncated.float().mean()))
-    assert torch.all(rollout.rewards[truncated] == 0.0)  # grader said 1.0; a full-budget completion pays 1.0
-    for reward, length in zip(rollout.rewards.tolist(), rollout.sequences.lengths.tolist(), strict=True):
-        penalty = 0.0 if length <= 4 else -min(1.0, (length - 4) / 2)  # DAPO, budget 6, buffer 2
-        assert reward == pytest.approx(1.0 + penalty)
+    assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 2
+    assert not any(v.error and "sandbox" in v.error for v in rollout.verdicts)
+    assert sum(v.error == "empty completion" for v in rollout.verdicts) == 2
+    assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0] == 6
+    kept_per_task = {t: sum(v.task_id == t for v in rollout.verdicts) for t in ("t0", "t1")}
+    assert kept_per_task == {"t0": 2, "t1": 4} and len(rollout.tasks) == 2

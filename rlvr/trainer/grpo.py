@@ -151,7 +151,10 @@ def grade_unique(grader: Grader, task_ids: list[str], texts: list[str]) -> list[
     try:
         verdicts = grader.grade_many([k[0] for k in keys], [k[1] for k in keys])
     except Exception as exc:  # graders must not raise; if one does, the step goes on without signal
-        verdicts = [Verdict.failure(k[0], f"grader raised {type(exc).__name__}: {exc}") for k in keys]
+        verdicts = [
+            Verdict.failure(k[0], f"grader raised {type(exc).__name__}: {exc}", gates=["grader"])
+            for k in keys
+        ]
     graded = dict(zip(keys, verdicts, strict=True))
     return [graded[key] for key in zip(task_ids, texts, strict=True)]
 
@@ -164,7 +167,9 @@ def sample_groups(
     sizes: list[int],
     config: TrainConfig,
     first_group: int,
-) -> Rollout:
+) -> tuple[Rollout, list[Verdict], Sequences]:
+    """G completions per task, graded. Returns the rollout to learn from (episodes whose grading was
+    disrupted dropped) and every sampled verdict and sequence, for the step's metrics."""
     g = config.grpo
     prompts = [t.prompt for t, n in zip(tasks, sizes, strict=True) for _ in range(n)]
     task_ids = [t.id for t, n in zip(tasks, sizes, strict=True) for _ in range(n)]
@@ -180,8 +185,11 @@ def sample_groups(
         rewards = rewards + overlong_penalty(
             sequences.lengths, g.max_new_tokens, g.overlong_buffer, g.overlong_penalty
         )
-    zero = zero_std_groups(rewards, group_ids)
-    return Rollout(tasks, sequences, group_ids, verdicts, rewards, int(zero.sum()), len(tasks))
+    rollout = drop_disrupted(Rollout(tasks, sequences, group_ids, verdicts, rewards, 0, len(tasks)))
+    if rollout.verdicts:
+        rollout.zero_std_groups = int(zero_std_groups(rollout.rewards, rollout.group_ids).sum())
+    rollout.groups_sampled = len(tasks)
+    return rollout, verdicts, sequences
 
 
 def collect_rollout(
@@ -203,25 +211,28 @@ def collect_rollout(
         ]
 
     tasks = curriculum.draw(g.tasks_per_step, rng)
-    rollout = sample_groups(policy, tokenizer, grader, tasks, sizes_for(tasks), config, 0)
+    rollout, verdicts, sequences = sample_groups(
+        policy, tokenizer, grader, tasks, sizes_for(tasks), config, 0
+    )
     sampled, zero, rounds = rollout.groups_sampled, rollout.zero_std_groups, 0
-    all_verdicts, all_sequences = list(rollout.verdicts), [rollout.sequences]
+    all_verdicts, all_sequences = list(verdicts), [sequences]
     if g.dynamic_sampling:
         rollout = keep_informative(rollout)
         while len(rollout.tasks) < g.tasks_per_step and rounds < g.max_resample_rounds:
             rounds += 1
             extra_tasks = curriculum.draw(g.tasks_per_step - len(rollout.tasks), rng)
-            extra = sample_groups(
+            extra, extra_verdicts, extra_sequences = sample_groups(
                 policy, tokenizer, grader, extra_tasks, sizes_for(extra_tasks), config, sampled
             )
             sampled, zero = sampled + extra.groups_sampled, zero + extra.zero_std_groups
-            all_verdicts += extra.verdicts
-            all_sequences.append(extra.sequences)
+            all_verdicts += extra_verdicts
+            all_sequences.append(extra_sequences)
             rollout = merge(rollout, keep_informative(extra), tokenizer.pad_token_id)
     stats = {
         "groups_sampled": float(sampled),
         "zero_std_group_fraction": zero / max(sampled, 1),
         "resample_rounds": float(rounds),
+        "grading_disrupted": float(sum(grading_disrupted(v) for v in all_verdicts)),
     }
     # reward/length metrics describe every completion sampled this step, kept or not
     every = Sequences.concat(all_sequences, tokenizer.pad_token_id)
@@ -237,12 +248,31 @@ def collect_rollout(
 
 
 def keep_informative(rollout: Rollout) -> Rollout:
-    groups, inverse = torch.unique(rollout.group_ids, return_inverse=True)
+    """Only the groups whose rewards differ (DAPO dynamic sampling)."""
+    _, inverse = torch.unique(rollout.group_ids, return_inverse=True)
     informative = ~zero_std_groups(rollout.rewards, rollout.group_ids)
-    keep_rows = informative[inverse]
-    order = {int(gid): i for i, gid in enumerate(groups)}
+    return select_rows(rollout, informative[inverse])
+
+
+def grading_disrupted(verdict: Verdict) -> bool:
+    """Grading itself failed (sandbox fault, grader fault, unpreparable task): the reward says nothing
+    about the completion. An input error (e.g. an empty completion) is the policy's own doing and
+    keeps its reward of 0."""
+    return verdict.error is not None and "input" not in verdict.gates
+
+
+def drop_disrupted(rollout: Rollout) -> Rollout:
+    """Completions whose grading was disrupted leave the batch before advantages are computed, so a
+    sandbox fault never teaches the policy anything; they are counted and logged by the caller."""
+    keep = torch.tensor([not grading_disrupted(v) for v in rollout.verdicts], dtype=torch.bool)
+    return rollout if bool(keep.all()) else select_rows(rollout, keep)
+
+
+def select_rows(rollout: Rollout, keep_rows: torch.Tensor) -> Rollout:
+    """The rollout restricted to `keep_rows`; a group with no row left loses its task."""
     first_ids = list(dict.fromkeys(int(x) for x in rollout.group_ids))
-    tasks = [t for t, gid in zip(rollout.tasks, first_ids, strict=True) if informative[order[gid]]]
+    kept_groups = {int(gid) for gid in rollout.group_ids[keep_rows]}
+    tasks = [t for t, gid in zip(rollout.tasks, first_ids, strict=True) if gid in kept_groups]
     index = keep_rows.nonzero().squeeze(-1)
     return Rollout(
         tasks,

@@ -332,3 +332,53 @@ def test_disrupted_grading_is_dropped_but_input_errors_are_learned_from(
     assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0] == 6
     kept_per_task = {t: sum(v.task_id == t for v in rollout.verdicts) for t in ("t0", "t1")}
     assert kept_per_task == {"t0": 2, "t1": 4} and len(rollout.tasks) == 2
+
+
+def test_dropout_is_off(tokenizer: Any) -> None:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    model = LlamaForCausalLM(
+        LlamaConfig(
+            vocab_size=64,
+            hidden_size=16,
+            intermediate_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            attention_dropout=0.3,
+        )
+    )
+    model.model.layers[0].mlp.add_module("extra_dropout", torch.nn.Dropout(0.5))
+    disable_dropout(model)
+    assert not model.training
+    assert all(m.p == 0.0 for m in model.modules() if isinstance(m, torch.nn.Dropout))
+    ids = torch.randint(0, 64, (2, 5))
+    with torch.no_grad():
+        assert torch.equal(model(input_ids=ids).logits, model(input_ids=ids).logits)
+
+
+def test_truncated_completions_get_the_overlong_penalty(tokenizer: Any) -> None:
+    import random
+
+    from rlvr.trainer.curriculum import Curriculum
+    from rlvr.trainer.grpo import collect_rollout
+
+    tasks = [Task(id=f"flat{i}", prompt=PROMPTS[0], split="train") for i in range(2)]
+    config = update_config(
+        tasks_per_step=2, group_size=3, group_size_max=0, truncation="penalty", overlong_buffer=2
+    )
+    torch.manual_seed(0)
+    rollout, stats = collect_rollout(
+        tiny(tokenizer),
+        tokenizer,
+        ParityGrader(),
+        Curriculum(tasks, False, 1.0, 1),
+        random.Random(0),
+        config,
+        (1, 1),  # type: ignore[arg-type]
+    )
+    truncated = rollout.sequences.truncated
+    assert truncated.any() and stats["truncated_ratio"] == pytest.approx(float(truncated.float().mean()))
+    assert torch.all(rollout.rewards[truncated] == 0.0)  # grader said 1.0; a full-budget completion pays 1.0
+    for reward, length in zip(rollout.rewards.tolist(), rollout.sequences.lengths.tolist(), strict=True):
+        penalty = 0.0 if length <= 4 else -min(1.0, (length - 4) / 2)  # DAPO, budget 6, buffer 2
+        assert reward == pytest.approx(1.0 + penalty)

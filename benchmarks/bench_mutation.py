@@ -91,7 +91,7 @@ class _Mutator(ast.NodeTransformer):
                 node.ops[position] = options[choice]()
         return node
 
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+    def _swap_arithmetic(self, node: ast.BinOp | ast.AugAssign) -> ast.AST:
         self.generic_visit(node)
         options = ARITH_SWAPS.get(type(node.op), [])
         choice = self._hit("arithmetic", len(options))
@@ -99,13 +99,8 @@ class _Mutator(ast.NodeTransformer):
             node.op = options[choice]()
         return node
 
-    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
-        self.generic_visit(node)
-        options = ARITH_SWAPS.get(type(node.op), [])
-        choice = self._hit("arithmetic", len(options))
-        if choice is not None:
-            node.op = options[choice]()
-        return node
+    visit_BinOp = _swap_arithmetic
+    visit_AugAssign = _swap_arithmetic
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)

@@ -175,6 +175,18 @@ def test_lora_reference_is_the_adapter_disabled_model(tokenizer: Any) -> None:
     assert torch.allclose(disabled, original, atol=1e-5)
 
 
+def rollout_for(model: Any, tokenizer: Any, grader: Any, tasks: list[Task], config: TrainConfig) -> Any:
+    """One step's rollout at a fixed difficulty level, without the curriculum."""
+    import random
+
+    from rlvr.trainer import grpo
+    from rlvr.trainer.curriculum import Curriculum
+
+    return grpo.collect_rollout(
+        model, tokenizer, grader, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 1)
+    )
+
+
 class ParityGrader:
     """Tasks named "flat*" always get reward 1 (a zero-variance group); others reward odd-length
     completions, so their groups usually vary."""
@@ -191,10 +203,6 @@ class ParityGrader:
 
 
 def test_dynamic_sampling_replaces_zero_variance_groups(tokenizer: Any) -> None:
-    import random
-
-    from rlvr.trainer.curriculum import Curriculum
-    from rlvr.trainer.grpo import collect_rollout
 
     model = tiny(tokenizer)
     tasks = [Task(id=f"flat{i}", prompt=PROMPTS[0], split="train") for i in range(3)]
@@ -203,15 +211,7 @@ def test_dynamic_sampling_replaces_zero_variance_groups(tokenizer: Any) -> None:
     config.grpo.max_resample_rounds = 6
     grader = ParityGrader()
     torch.manual_seed(0)
-    rollout, stats = collect_rollout(
-        model,
-        tokenizer,
-        grader,
-        Curriculum(tasks, False, 1.0, 1),
-        random.Random(0),
-        config,
-        (1, 1),  # type: ignore[arg-type]
-    )
+    rollout, stats = rollout_for(model, tokenizer, grader, tasks, config)
     assert all(t.id.startswith("vary") for t in rollout.tasks)
     assert not any(
         zero_std
@@ -223,15 +223,7 @@ def test_dynamic_sampling_replaces_zero_variance_groups(tokenizer: Any) -> None:
     assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0]
 
     config.grpo.dynamic_sampling = False
-    rollout, stats = collect_rollout(
-        model,
-        tokenizer,
-        ParityGrader(),
-        Curriculum(tasks, False, 1.0, 1),
-        random.Random(0),
-        config,
-        (1, 1),  # type: ignore[arg-type]
-    )
+    rollout, stats = rollout_for(model, tokenizer, ParityGrader(), tasks, config)
     assert len(rollout.tasks) == 3 and stats["groups_sampled"] == 3
 
 
@@ -262,22 +254,10 @@ class BrokenGrader:
 
 
 def test_a_grader_that_raises_is_counted_not_fatal(tokenizer: Any) -> None:
-    import random
-
-    from rlvr.trainer.curriculum import Curriculum
-    from rlvr.trainer.grpo import collect_rollout
 
     tasks = [Task(id=f"t{i}", prompt=PROMPTS[0], split="train") for i in range(2)]
     config = update_config(tasks_per_step=2, group_size=2, group_size_max=0)
-    rollout, stats = collect_rollout(
-        tiny(tokenizer),
-        tokenizer,
-        BrokenGrader(),
-        Curriculum(tasks, False, 1.0, 1),
-        random.Random(0),
-        config,
-        (1, 1),  # type: ignore[arg-type]
-    )
+    rollout, stats = rollout_for(tiny(tokenizer), tokenizer, BrokenGrader(), tasks, config)
     # every episode's grading was disrupted: all are counted, none is learned from
     assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 4
     assert rollout.tasks == [] and rollout.verdicts == [] and rollout.rewards.numel() == 0
@@ -308,24 +288,13 @@ class FlakyGrader:
 def test_disrupted_grading_is_dropped_but_input_errors_are_learned_from(
     tokenizer: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import random
-
     from rlvr.trainer import grpo
-    from rlvr.trainer.curriculum import Curriculum
 
     # grade every sampled completion (no de-duplication) so the grader's counters see each one
     monkeypatch.setattr(grpo, "grade_unique", lambda grader, ids, texts: grader.grade_many(ids, texts))
     tasks = [Task(id=f"t{i}", prompt=PROMPTS[i], split="train") for i in range(2)]
     config = update_config(tasks_per_step=2, group_size=4, group_size_max=0)
-    rollout, stats = grpo.collect_rollout(
-        tiny(tokenizer),
-        tokenizer,
-        FlakyGrader(),
-        Curriculum(tasks, False, 1.0, 1),
-        random.Random(0),
-        config,
-        (1, 1),  # type: ignore[arg-type]
-    )
+    rollout, stats = rollout_for(tiny(tokenizer), tokenizer, FlakyGrader(), tasks, config)
     assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 2
     assert not any(v.error and "sandbox" in v.error for v in rollout.verdicts)
     assert sum(v.error == "empty completion" for v in rollout.verdicts) == 2
@@ -357,25 +326,13 @@ def test_dropout_is_off(tokenizer: Any) -> None:
 
 
 def test_truncated_completions_get_the_overlong_penalty(tokenizer: Any) -> None:
-    import random
-
-    from rlvr.trainer.curriculum import Curriculum
-    from rlvr.trainer.grpo import collect_rollout
 
     tasks = [Task(id=f"flat{i}", prompt=PROMPTS[0], split="train") for i in range(2)]
     config = update_config(
         tasks_per_step=2, group_size=3, group_size_max=0, truncation="penalty", overlong_buffer=2
     )
     torch.manual_seed(0)
-    rollout, stats = collect_rollout(
-        tiny(tokenizer),
-        tokenizer,
-        ParityGrader(),
-        Curriculum(tasks, False, 1.0, 1),
-        random.Random(0),
-        config,
-        (1, 1),  # type: ignore[arg-type]
-    )
+    rollout, stats = rollout_for(tiny(tokenizer), tokenizer, ParityGrader(), tasks, config)
     truncated = rollout.sequences.truncated
     assert truncated.any() and stats["truncated_ratio"] == pytest.approx(float(truncated.float().mean()))
     assert torch.all(rollout.rewards[truncated] == 0.0)  # grader said 1.0; a full-budget completion pays 1.0

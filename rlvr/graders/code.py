@@ -60,7 +60,7 @@ class _Prepared:
     syntax: SyntaxReport
     oracle: CodeOracle | None = None
     error: str | None = None
-    started: float = 0.0
+    syntax_seconds: float = 0.0
     perf: ExecResult | None = None  # the growth-input run (tasks with a perf plan)
 
 
@@ -114,15 +114,13 @@ class CodeGrader(Grader):
             else:
                 program = build_program(task.prompt, completion, task.hidden["entry_point"])
             report = analyze(program)
-            item = _Prepared(index, task, program, report, started=started)
+            item = _Prepared(index, task, program, report, syntax_seconds=time.perf_counter() - started)
             if report.ok:
                 try:
                     item.oracle = self.oracles.get(task)
                 except OracleError as exc:
                     item.error = f"task cannot be graded: {exc}"
             prepared.append(item)
-            syntax_seconds = time.perf_counter() - started
-            item.started = syntax_seconds
 
         runnable = [p for p in prepared if p.syntax.ok and p.oracle is not None]
         types_future: Future[tuple[list[TypeReport], float]] | None = None
@@ -211,7 +209,7 @@ class CodeGrader(Grader):
         self, item: _Prepared, result: ExecResult | None, types: TypeReport | None, types_seconds: float
     ) -> Verdict:
         task, syntax = item.task, item.syntax
-        timings = {"syntax": item.started}
+        timings = {"syntax": item.syntax_seconds}
         components = {name: Component(0.0, 1.0) for name in ("syntax", "types", "tests", "perf")}
         if not syntax.ok:
             where = f" (line {syntax.line})" if syntax.line else ""
@@ -254,7 +252,9 @@ class CodeGrader(Grader):
                 if self.visible_feedback and outcome.counterexample:
                     feedback += f"; counterexample: {outcome.counterexample}"
                 if self.counterexample_db is not None and outcome.counterexample:
-                    record_counterexample(Path(self.counterexample_db), task.id, outcome.counterexample["input"])
+                    record_counterexample(
+                        Path(self.counterexample_db), task.id, outcome.counterexample["input"]
+                    )
 
         if outcome is not None and outcome.passed:
             reference_counts = self._reference_counts.get(task.id)

@@ -134,21 +134,27 @@ def _function_task(tid: str, family: Family, difficulty: int, seed: int, variant
         },
         "mode": "hidden",
     }
+    return _finish_task(tid, prompt, family, difficulty, seed, hidden, variant)
+
+
+def _finish_task(
+    tid: str,
+    prompt: str,
+    family: Family,
+    difficulty: int,
+    seed: int,
+    hidden: dict[str, Any],
+    variant: Any,
+) -> Task:
+    """Add the variant's growth inputs for perf (if any) and build the Task."""
     if variant.growth is not None:
         growth_rng = _rng(tid, "growth")
         hidden["perf"] = {
             "sizes": list(variant.sizes),
             "calls": [list(variant.growth(n, growth_rng)) for n in variant.sizes],
         }
-    return Task(
-        tid,
-        prompt,
-        "code",
-        difficulty,
-        family.split,
-        hidden,
-        {"family": family.name, "topic": family.topic, "seed": seed},
-    )
+    meta = {"family": family.name, "topic": family.topic, "seed": seed}
+    return Task(tid, prompt, "code", difficulty, family.split, hidden, meta)
 
 
 def _class_task(tid: str, family: Family, difficulty: int, seed: int, variant: ClassVariant) -> Task:
@@ -170,21 +176,7 @@ def _class_task(tid: str, family: Family, difficulty: int, seed: int, variant: C
         "properties": {"inputs": [[ops] for ops in sequences], "amplify": False},
         "mode": "hidden",
     }
-    if variant.growth is not None:
-        growth_rng = _rng(tid, "growth")
-        hidden["perf"] = {
-            "sizes": list(variant.sizes),
-            "calls": [list(variant.growth(n, growth_rng)) for n in variant.sizes],
-        }
-    return Task(
-        tid,
-        prompt,
-        "code",
-        difficulty,
-        family.split,
-        hidden,
-        {"family": family.name, "topic": family.topic, "seed": seed},
-    )
+    return _finish_task(tid, prompt, family, difficulty, seed, hidden, variant)
 
 
 class KataPack(TaskPack):

@@ -15,7 +15,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         help="serve rewards over HTTP (OpenRLHF --remote_rm_url protocol)",
         description=(
             "POST /get_reward with {query, prompts, labels} (labels are task ids; the completion is the "
-            "query minus its prompt) returns {rewards, scores, extra_logs}; GET /health."
+            "query minus its prompt) returns {rewards, scores, extra_logs}. Requests wait in one "
+            "first-come-first-served queue bounded in items; items of concurrent requests are graded in "
+            "shared batches; a full queue answers 503 with Retry-After (its estimated drain time). "
+            "Optional header X-Deadline-Seconds: answer 504 instead of waiting longer. "
+            "GET /health (JSON) and GET /metrics (Prometheus)."
         ),
     )
     parser.add_argument("--pack", required=True, help="pack name or directory")
@@ -27,7 +31,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     parser.add_argument("--max-items", type=int, default=1024, help="items per request (larger: 413)")
     parser.add_argument("--max-body-mb", type=float, default=16.0, help="request body size limit in MiB")
     parser.add_argument(
-        "--max-concurrent", type=int, default=16, help="requests held at once (more: 503 with Retry-After)"
+        "--queue-items",
+        type=int,
+        default=20_000,
+        help="items waiting to be graded, all requests together (more: 503 with Retry-After; default: 20000)",
+    )
+    parser.add_argument(
+        "--cache-items",
+        type=int,
+        default=65_536,
+        help="verdicts remembered; a repeated (task, completion) is answered from them (0: no cache)",
+    )
+    parser.add_argument(
+        "--max-concurrent",
+        type=int,
+        default=512,
+        help="requests held at once, queued ones included; bounds request bodies in memory (default: 512)",
     )
     parser.add_argument("--max-batch", type=int, default=256, help="items merged into one grading batch")
     parser.add_argument(
@@ -45,10 +64,13 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"rlvr serve needs the serve extra (pip install 'rlvr[serve]'): {exc}", file=sys.stderr)
         return 2
-    for name in ("max_items", "max_concurrent", "max_batch"):
+    for name in ("max_items", "max_concurrent", "max_batch", "queue_items"):
         if getattr(args, name) < 1:
             print(f"--{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
+    if args.cache_items < 0:
+        print("--cache-items must be 0 (no cache) or more", file=sys.stderr)
+        return 2
     try:
         pack = load_pack(args.pack)
     except PackError as exc:
@@ -61,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         max_body_bytes=int(args.max_body_mb * (1 << 20)),
         max_concurrent_requests=args.max_concurrent,
         max_batch=args.max_batch,
+        queue_items=args.queue_items,
+        cache_items=args.cache_items,
     )
     app = create_app(grader, limits, executor=args.executor)
     print(

@@ -1,116 +1,299 @@
-"""Merge concurrent grading requests into `grade_many` batches.
+"""Merge concurrent grading requests into `grade_many` batches, first come first served.
 
-One background thread owns the grader. Requests wait in a queue; whenever the thread is free it
-takes everything queued (up to `max_batch` items) and grades it as one batch. An idle batcher adds
-no latency, and a busy one turns many small concurrent requests (server calls, verl threads) into
+One background thread owns the grader. Requests queue their items in arrival order; whenever the
+thread is free it takes the oldest waiting items — across requests, and splitting a large request
+over several batches — up to `max_batch`, and grades them as one batch. An idle batcher adds no
+latency, and a busy one turns many small concurrent requests (server calls, verl threads) into
 large batches, which is where the sandbox pool and the type checker are efficient.
+
+Optional, for a server in front of many clients:
+- `capacity_items` bounds the items waiting; beyond it `submit` raises `QueueFull`, which carries
+  the queue's estimated drain time (from the rate measured over the last minute).
+- `cache_items` keeps an LRU of verdicts keyed by (task id, completion): repeated items are answered
+  from it, a request whose items are all cached resolves at once without queueing, and identical
+  items within one batch are graded once. Verdicts with `error` set or a timeout flag are never
+  cached (they depend on the machine, not only on the completion).
+- Cancelling a request's future (`future.cancel()`) frees its items that have not started.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
-from collections.abc import Sequence
-from concurrent.futures import Future
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
 from rlvr.graders.base import Grader
+from rlvr.graders.math_cache import VerdictCache
 from rlvr.types import Verdict
+
+RATE_WINDOW_SECONDS = 60.0
+# Seconds per item assumed for the drain-time estimate before anything has been graded: about one
+# sandboxed code item per core; replaced by the measured rate as soon as a batch finishes.
+PRIOR_SECONDS_PER_ITEM = 0.05
 
 
 class BatcherClosedError(RuntimeError):
     """Work submitted to a batcher that has been closed."""
 
 
-@dataclass
+class QueueFull(RuntimeError):
+    """The waiting items would exceed the batcher's capacity; retry after `retry_after` seconds."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RequestTooLarge(ValueError):
+    """A request with more items than the whole queue holds: it can never be admitted."""
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    """A snapshot of the batcher's queue and throughput."""
+
+    queued_items: int
+    queued_requests: int
+    grading_items: int
+    capacity_items: int | None
+    items_graded: int
+    batches_graded: int
+    cache_hits: int
+    items_per_second: float  # items graded over the last minute, per wall-clock second
+    drain_seconds: float  # estimated time to grade what is queued and in progress
+
+
+@dataclass(eq=False)
 class _Request:
     task_ids: list[str]
     completions: list[str]
+    verdicts: list[Verdict | None]
+    waiting: deque[int]  # positions not yet taken into a batch
+    unresolved: int  # positions without a verdict yet
     future: Future[list[Verdict]] = field(default_factory=Future)
+
+
+def _cacheable(verdict: Verdict) -> bool:
+    return verdict.error is None and not any(flag.startswith("timeout") for flag in verdict.flags)
 
 
 class MicroBatcher:
     """Thread-safe front of one grader. `grade` blocks; `submit` returns a Future."""
 
-    def __init__(self, grader: Grader, *, max_batch: int = 256) -> None:
+    def __init__(
+        self,
+        grader: Grader,
+        *,
+        max_batch: int = 256,
+        capacity_items: int | None = None,
+        cache_items: int = 0,
+    ) -> None:
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
+        if capacity_items is not None and capacity_items < 1:
+            raise ValueError("capacity_items must be at least 1 (or None for no bound)")
+        if cache_items < 0:
+            raise ValueError("cache_items must be 0 (no cache) or more")
         self.grader = grader
         self.max_batch = max_batch
+        self.capacity_items = capacity_items
         self.batches_graded = 0
         self.items_graded = 0
-        self._queue: queue.Queue[_Request | None] = queue.Queue()
+        self.cache_hits = 0
+        self._cache = VerdictCache(cache_items) if cache_items else None
+        self._queue: deque[_Request] = deque()
+        self._queued_items = 0
+        self._grading_items = 0
+        self._grading_since = 0.0
+        self._recent: deque[tuple[float, int, float]] = deque()  # (finished at, items, seconds)
+        self._lifetime_seconds = 0.0
+        self._started = time.monotonic()
         self._closed = False
-        self._close_lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._work = threading.Condition(self._lock)
         self._thread = threading.Thread(target=self._run, name="rlvr-batcher", daemon=True)
         self._thread.start()
 
+    # ------------------------------------------------------------------ submitting
     def submit(self, task_ids: Sequence[str], completions: Sequence[str]) -> Future[list[Verdict]]:
+        """Queue the items; the future resolves to their verdicts in order. Raises `QueueFull` when
+        the queue cannot take the uncached items now, `RequestTooLarge` when it never could."""
         if len(task_ids) != len(completions):
             raise ValueError(f"{len(task_ids)} task ids but {len(completions)} completions")
-        request = _Request(list(task_ids), list(completions))
-        with self._close_lock:
+        request = _Request(list(task_ids), list(completions), [None] * len(task_ids), deque(), len(task_ids))
+        with self._lock:
             if self._closed:
                 raise BatcherClosedError("the grading batcher is closed")
-            self._queue.put(request)
+            for position in range(len(task_ids)):
+                cached = self._cache.get(task_ids[position], completions[position]) if self._cache else None
+                if cached is None:
+                    request.waiting.append(position)
+                else:
+                    request.verdicts[position] = cached
+            needed = len(request.waiting)
+            self.cache_hits += len(task_ids) - needed
+            if needed and self.capacity_items is not None:
+                if needed > self.capacity_items:
+                    raise RequestTooLarge(
+                        f"{needed} items to grade exceed the queue's capacity of {self.capacity_items} items"
+                    )
+                if self._queued_items + needed > self.capacity_items:
+                    drain = self._drain_seconds_locked()
+                    raise QueueFull(
+                        f"grading queue full: {self._queued_items} of {self.capacity_items} items waiting, "
+                        f"{needed} more asked; estimated drain time {drain:.0f} s",
+                        retry_after=drain,
+                    )
+            request.unresolved = needed
+            if needed:
+                self._queue.append(request)
+                self._queued_items += needed
+                request.future.add_done_callback(self._forget_if_cancelled(request))
+                self._work.notify()
+        if not needed:
+            request.future.set_result([v for v in request.verdicts if v is not None])
         return request.future
 
     def grade(self, task_ids: Sequence[str], completions: Sequence[str]) -> list[Verdict]:
         return self.submit(task_ids, completions).result()
 
-    def pending(self) -> int:
-        """Requests waiting for the grading thread (not counting the batch being graded)."""
-        return self._queue.qsize()
+    def _forget_if_cancelled(self, request: _Request) -> Callable[[Future[list[Verdict]]], None]:
+        def forget(future: Future[list[Verdict]]) -> None:
+            if not future.cancelled():
+                return
+            with self._lock:
+                if request.waiting:
+                    self._queued_items -= len(request.waiting)
+                    request.waiting.clear()
+                    try:
+                        self._queue.remove(request)
+                    except ValueError:
+                        pass  # its last items were being taken into a batch
 
-    def _take_batch(self, first: _Request) -> tuple[list[_Request], bool]:
-        batch, size, stop = [first], len(first.task_ids), False
-        while size < self.max_batch:
-            try:
-                request = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            if request is None:
-                stop = True
-                break
-            batch.append(request)
-            size += len(request.task_ids)
-        return batch, stop
+        return forget
+
+    # ------------------------------------------------------------------ observing
+    def pending(self) -> int:
+        """Requests waiting for the grading thread (not counting items in the batch being graded)."""
+        with self._lock:
+            return len(self._queue)
+
+    def stats(self) -> QueueStats:
+        with self._lock:
+            now = time.monotonic()
+            self._expire_rate_window(now)
+            window = min(RATE_WINDOW_SECONDS, max(now - self._started, 1e-9))
+            recent_items = sum(items for _, items, _ in self._recent)
+            return QueueStats(
+                queued_items=self._queued_items,
+                queued_requests=len(self._queue),
+                grading_items=self._grading_items,
+                capacity_items=self.capacity_items,
+                items_graded=self.items_graded,
+                batches_graded=self.batches_graded,
+                cache_hits=self.cache_hits,
+                items_per_second=recent_items / window,
+                drain_seconds=self._drain_seconds_locked(),
+            )
+
+    def drain_seconds(self) -> float:
+        """Estimated seconds to grade everything queued and in progress."""
+        with self._lock:
+            return self._drain_seconds_locked()
+
+    def _seconds_per_item_locked(self) -> float:
+        """Busy time per item over the last minute (the drain rate while grading), else over the
+        batcher's life, else the prior."""
+        self._expire_rate_window(time.monotonic())
+        items = sum(items for _, items, _ in self._recent)
+        if items:
+            return sum(seconds for _, _, seconds in self._recent) / items
+        if self.items_graded:
+            return self._lifetime_seconds / self.items_graded
+        return PRIOR_SECONDS_PER_ITEM
+
+    def _drain_seconds_locked(self) -> float:
+        per_item = self._seconds_per_item_locked()
+        remaining_batch = 0.0
+        if self._grading_items:
+            elapsed = time.monotonic() - self._grading_since
+            remaining_batch = max(0.0, self._grading_items * per_item - elapsed)
+        return self._queued_items * per_item + remaining_batch
+
+    def _expire_rate_window(self, now: float) -> None:
+        while self._recent and now - self._recent[0][0] > RATE_WINDOW_SECONDS:
+            self._recent.popleft()
+
+    # ------------------------------------------------------------------ grading thread
+    def _take_batch_locked(self) -> list[tuple[_Request, int]]:
+        batch: list[tuple[_Request, int]] = []
+        while self._queue and len(batch) < self.max_batch:
+            request = self._queue[0]
+            while request.waiting and len(batch) < self.max_batch:
+                batch.append((request, request.waiting.popleft()))
+            if not request.waiting:
+                self._queue.popleft()
+        self._queued_items -= len(batch)
+        return batch
 
     def _run(self) -> None:
         while True:
-            first = self._queue.get()
-            if first is None:
-                return
-            batch, stop = self._take_batch(first)
+            with self._work:
+                while not self._queue and not self._closed:
+                    self._work.wait()
+                if not self._queue:
+                    return  # closed and drained
+                batch = self._take_batch_locked()
+                self._grading_items = len(batch)
+                self._grading_since = time.monotonic()
             self._grade_batch(batch)
-            if stop:
-                return
 
-    def _grade_batch(self, batch: list[_Request]) -> None:
-        task_ids = [t for request in batch for t in request.task_ids]
-        completions = [c for request in batch for c in request.completions]
+    def _grade_batch(self, batch: list[tuple[_Request, int]]) -> None:
+        keys = [(request.task_ids[position], request.completions[position]) for request, position in batch]
+        # with a cache, identical items earn identical verdicts: grade each distinct item once
+        unique = list(dict.fromkeys(keys)) if self._cache is not None else keys
+        started = time.monotonic()
         try:
-            verdicts = self.grader.grade_many(task_ids, completions)
-            if len(verdicts) != len(task_ids):
-                raise RuntimeError(f"grader returned {len(verdicts)} verdicts for {len(task_ids)} items")
+            graded = self.grader.grade_many([k[0] for k in unique], [k[1] for k in unique])
+            if len(graded) != len(unique):
+                raise RuntimeError(f"grader returned {len(graded)} verdicts for {len(unique)} items")
         except Exception as exc:  # the grader promises not to raise; if it does, flag every item
             message = f"grader fault: {type(exc).__name__}: {exc}"
-            verdicts = [Verdict.failure(task_id, message, gates=["grader"]) for task_id in task_ids]
-        self.batches_graded += 1
-        self.items_graded += len(task_ids)
-        start = 0
-        for request in batch:
-            end = start + len(request.task_ids)
-            request.future.set_result(verdicts[start:end])
-            start = end
+            graded = [Verdict.failure(task_id, message, gates=["grader"]) for task_id, _ in unique]
+        finished = time.monotonic()
+        by_key = dict(zip(unique, graded, strict=True)) if self._cache is not None else None
+        done: list[_Request] = []
+        with self._lock:
+            self.batches_graded += 1
+            self.items_graded += len(unique)
+            self._recent.append((finished, len(unique), finished - started))
+            self._lifetime_seconds += finished - started
+            self._grading_items = 0
+            if self._cache is not None and by_key is not None:
+                for (task_id, completion), verdict in by_key.items():
+                    if _cacheable(verdict):
+                        self._cache.put(task_id, completion, verdict)
+            for index, (request, position) in enumerate(batch):
+                request.verdicts[position] = by_key[keys[index]] if by_key is not None else graded[index]
+                request.unresolved -= 1
+                if request.unresolved == 0:
+                    done.append(request)
+        for request in done:  # outside the lock: a future's callbacks may take it
+            try:
+                request.future.set_result([v for v in request.verdicts if v is not None])
+            except InvalidStateError:
+                pass  # cancelled by its client (disconnected or past its deadline)
 
     def close(self, *, close_grader: bool = True) -> None:
         """Finish queued work, stop the thread and (by default) close the grader."""
-        with self._close_lock:
+        with self._work:
             if self._closed:
                 return
             self._closed = True
-            self._queue.put(None)
+            self._work.notify_all()
         self._thread.join()
         if close_grader:
             self.grader.close()

@@ -1,4 +1,4 @@
-"""An OpenRLHF remote reward server (`rlvr serve`): FastAPI in front of a batching grader.
+"""An OpenRLHF remote reward server (`rlvr serve`): FastAPI in front of a queued, batching grader.
 
 Protocol (OpenRLHF's `--remote_rm_url`):
 
@@ -6,41 +6,68 @@ Protocol (OpenRLHF's `--remote_rm_url`):
         query[i] is prompt + response; labels[i] is the rlvr task id; the graded completion is
         query[i] with its prompts[i] prefix removed.
     ->  200 {"rewards": [float], "scores": [float], "extra_logs": {name: [float]}}
-    GET /health -> {"status": "ok", "pack": ..., ...}
+    GET /health  -> queue depth, items/s over the last minute, workers and sandbox state (JSON)
+    GET /metrics -> the same and more in Prometheus text format
 
 `rewards` and `scores` are both the verdict reward in [0, 1]; `extra_logs` carries per-sample
-`passed`, `grading_error` and one score per reward layer. Bad input is a 4xx with a message:
-413 for a body or batch over the limits, 422 for malformed JSON, non-string items, mismatched
-lengths, a query that does not start with its prompt, or unknown task ids; 503 (with
-Retry-After) when the server already holds `max_concurrent_requests` requests. Concurrent
-requests are merged into shared `grade_many` batches by one grading thread.
+`passed`, `grading_error` and one score per reward layer.
+
+Admission is by work: a request's items wait in one first-come-first-served queue bounded in
+items (`ServerLimits.queue_items`), and items of concurrent requests are merged into shared
+`grade_many` batches. Items seen before are answered from a verdict cache, so a request whose
+items are all cached answers at once, even when the queue is full. A client that disconnects
+frees its items that have not started. An optional `X-Deadline-Seconds` header (seconds from
+receipt) bounds the wait: at the deadline the request is answered 504 and its unstarted items
+are dropped (items already being graded finish and are cached).
+
+Bad input is a 4xx with a message: 413 for a body or batch over the limits (or more items than
+the whole queue holds), 422 for malformed JSON, non-string items, mismatched lengths, a query
+that does not start with its prompt, or unknown task ids, 400 for a malformed deadline header;
+503 with `Retry-After` (the queue's estimated drain time) when the queue cannot take the items
+or `max_concurrent_requests` requests are already held.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
+import time
 from collections.abc import AsyncIterator
+from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
+from starlette.requests import ClientDisconnect
 
 from rlvr.graders.base import Grader
-from rlvr.integrations.batcher import MicroBatcher
+from rlvr.integrations.batcher import MicroBatcher, QueueFull, RequestTooLarge
+from rlvr.integrations.grader_state import describe_workers
 from rlvr.integrations.scalars import layer_names, verdict_scalars
+from rlvr.integrations.serve_metrics import ServeMetrics
 from rlvr.task_packs.base import UnknownTaskError
+from rlvr.types import Verdict
+
+DEADLINE_HEADER = "x-deadline-seconds"
+CLIENT_CLOSED_REQUEST = 499  # recorded in metrics only: the client is gone
 
 
 @dataclass(frozen=True)
 class ServerLimits:
+    """`max_items` per request; `max_body_bytes` per request body; `max_concurrent_requests` held
+    at once (being received or waiting; it bounds the memory of bodies in flight); `max_batch`
+    items per grading batch; `queue_items` items waiting; `cache_items` verdicts remembered."""
+
     max_items: int = 1024
     max_body_bytes: int = 16 << 20
-    max_concurrent_requests: int = 16
+    max_concurrent_requests: int = 512
     max_batch: int = 256
+    queue_items: int = 20_000
+    cache_items: int = 65_536
 
 
 class RewardRequest(BaseModel):
@@ -52,24 +79,59 @@ class RewardRequest(BaseModel):
 
 
 class BadRequest(Exception):
+    """A request refused with a 4xx status and a message."""
+
     def __init__(self, status: int, message: str, **details: Any) -> None:
         super().__init__(message)
         self.status = status
         self.details = {"error": message, **details}
 
 
+class ClientGone(Exception):
+    """The client closed its connection before the answer."""
+
+
+class DeadlinePassed(Exception):
+    """The request's X-Deadline-Seconds passed before its verdicts were ready."""
+
+
+def retry_after(seconds: float) -> dict[str, str]:
+    """A Retry-After header (whole seconds, at least 1) for an estimated wait."""
+    return {"Retry-After": str(max(1, math.ceil(seconds)))}
+
+
+def parse_deadline(request: Request) -> float | None:
+    """Seconds the client will wait (`X-Deadline-Seconds`), or None; raises BadRequest if malformed."""
+    raw = request.headers.get(DEADLINE_HEADER)
+    if raw is None:
+        return None
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise BadRequest(400, f"X-Deadline-Seconds must be a positive number of seconds, got {raw!r}")
+    return seconds
+
+
 async def _read_body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise BadRequest(413, f"request body of {declared} bytes exceeds the limit of {limit} bytes")
-    chunks: list[bytes] = []
+    try:
+        stream = [chunk async for chunk in _limited(request, limit)]
+    except ClientDisconnect:
+        raise ClientGone from None
+    return b"".join(stream)
+
+
+async def _limited(request: Request, limit: int) -> AsyncIterator[bytes]:
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
             raise BadRequest(413, f"request body exceeds the limit of {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+        yield chunk
 
 
 def parse_reward_request(body: bytes, grader: Grader, limits: ServerLimits) -> tuple[list[str], list[str]]:
@@ -113,12 +175,54 @@ def parse_reward_request(body: bytes, grader: Grader, limits: ServerLimits) -> t
     return list(request.labels), completions
 
 
+def reward_body(verdicts: list[Verdict], layers: list[str]) -> dict[str, Any]:
+    """The /get_reward answer for `verdicts`."""
+    rewards = [float(v.reward) for v in verdicts]
+    scalars = [verdict_scalars(v, layers) for v in verdicts]
+    keys = [k for k in (scalars[0] if scalars else {}) if k != "score"]
+    extra_logs = {key: [row[key] for row in scalars] for key in keys}
+    return {"rewards": rewards, "scores": list(rewards), "extra_logs": extra_logs}
+
+
+async def _client_disconnected(request: Request) -> None:
+    """Returns when the client closes its connection (its body has been read by then)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def wait_for_verdicts(
+    request: Request, future: Future[list[Verdict]], timeout: float | None
+) -> list[Verdict]:
+    """The verdicts, unless the client disconnects (`ClientGone`) or `timeout` seconds pass
+    (`DeadlinePassed`) first; either way the request's items that have not started are freed."""
+    if future.done():
+        return future.result()
+    answer = asyncio.wrap_future(future)
+    gone = asyncio.ensure_future(_client_disconnected(request))
+    try:
+        done, _ = await asyncio.wait({answer, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if answer in done:
+        return answer.result()
+    if not future.cancel() and future.done():
+        return future.result()  # finished just now
+    if gone in done:
+        raise ClientGone
+    raise DeadlinePassed(f"the deadline of {timeout:.3g} s passed before every item was graded")
+
+
 def create_app(grader: Grader, limits: ServerLimits | None = None, *, executor: str = "local") -> FastAPI:
     """The reward server app. It owns `grader` and closes it on shutdown."""
     limits = limits or ServerLimits()
-    batcher = MicroBatcher(grader, max_batch=limits.max_batch)
+    batcher = MicroBatcher(
+        grader, max_batch=limits.max_batch, capacity_items=limits.queue_items, cache_items=limits.cache_items
+    )
     layers = layer_names(grader)
     state = {"active": 0, "served": 0}
+    metrics = ServeMetrics(batcher, lambda: state["active"])
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -129,44 +233,76 @@ def create_app(grader: Grader, limits: ServerLimits | None = None, *, executor: 
 
     app = FastAPI(title="rlvr reward server", lifespan=lifespan)
 
-    @app.exception_handler(BadRequest)
-    async def bad_request(_request: Request, exc: BadRequest) -> JSONResponse:
-        return JSONResponse(exc.details, status_code=exc.status)
-
     @app.get("/health")
     async def health() -> dict[str, Any]:
+        stats = batcher.stats()
+        workers = describe_workers(grader)
         return {
             "status": "ok",
             "pack": grader.pack.name,
             "family": grader.pack.family,
             "tasks": len(grader.pack.all_tasks()),
             "executor": executor,
+            "queue": {
+                "items": stats.queued_items,
+                "requests": stats.queued_requests,
+                "grading_items": stats.grading_items,
+                "capacity_items": stats.capacity_items,
+                "drain_seconds": round(stats.drain_seconds, 3),
+            },
+            "items_per_second_last_minute": round(stats.items_per_second, 3),
+            "workers": workers["workers"],
+            "sandbox": workers,
             "active_requests": state["active"],
             "requests_served": state["served"],
-            "batches_graded": batcher.batches_graded,
-            "items_graded": batcher.items_graded,
+            "batches_graded": stats.batches_graded,
+            "items_graded": stats.items_graded,
+            "cache_hits": stats.cache_hits,
         }
 
-    @app.post("/get_reward")
-    async def get_reward(request: Request) -> JSONResponse:
+    @app.get("/metrics")
+    async def prometheus_metrics() -> Response:
+        body, content_type = metrics.render()
+        return Response(body, headers={"Content-Type": content_type})
+
+    async def grade_request(request: Request) -> JSONResponse:
+        received = time.monotonic()
+        deadline = parse_deadline(request)
+        body = await _read_body(request, limits.max_body_bytes)
+        task_ids, completions = parse_reward_request(body, grader, limits)
+        try:
+            future = batcher.submit(task_ids, completions)
+        except RequestTooLarge as exc:
+            raise BadRequest(413, str(exc)) from None
+        timeout = None if deadline is None else max(0.0, received + deadline - time.monotonic())
+        verdicts = await wait_for_verdicts(request, future, timeout)
+        state["served"] += 1
+        metrics.observe_verdicts(verdicts)
+        return JSONResponse(reward_body(verdicts, layers))
+
+    async def answer(request: Request) -> Response:
         if state["active"] >= limits.max_concurrent_requests:
-            return JSONResponse(
-                {"error": f"server busy: {state['active']} requests in progress; retry later"},
-                status_code=503,
-                headers={"Retry-After": "1"},
-            )
+            message = f"server busy: {state['active']} requests held, the limit; retry later"
+            return JSONResponse({"error": message}, 503, headers=retry_after(batcher.drain_seconds()))
         state["active"] += 1
         try:
-            body = await _read_body(request, limits.max_body_bytes)
-            task_ids, completions = parse_reward_request(body, grader, limits)
-            verdicts = await asyncio.wrap_future(batcher.submit(task_ids, completions)) if task_ids else []
+            return await grade_request(request)
+        except BadRequest as exc:
+            return JSONResponse(exc.details, exc.status)
+        except QueueFull as exc:
+            return JSONResponse({"error": str(exc)}, 503, headers=retry_after(exc.retry_after))
+        except DeadlinePassed as exc:
+            return JSONResponse({"error": str(exc)}, 504)
+        except ClientGone:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
         finally:
             state["active"] -= 1
-        state["served"] += 1
-        rewards = [float(v.reward) for v in verdicts]
-        scalars = [verdict_scalars(v, layers) for v in verdicts]
-        keys = [k for k in (scalars[0] if scalars else {}) if k != "score"]
-        extra_logs = {key: [row[key] for row in scalars] for key in keys}
-        return JSONResponse({"rewards": rewards, "scores": list(rewards), "extra_logs": extra_logs})
+
+    @app.post("/get_reward")
+    async def get_reward(request: Request) -> Response:
+        started = time.perf_counter()
+        response = await answer(request)
+        metrics.observe_request(response.status_code, time.perf_counter() - started)
+        return response
 
     return app

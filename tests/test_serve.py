@@ -9,16 +9,21 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import pytest
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
+text_string_to_metric_families = pytest.importorskip(
+    "prometheus_client.parser"
+).text_string_to_metric_families
 
 from rlvr.graders.base import Grader  # noqa: E402
 from rlvr.integrations.openrlhf import ServerLimits, create_app  # noqa: E402
@@ -36,18 +41,21 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextmanager
+def serving(*options: str) -> Iterator[str]:
+    """`rlvr serve --pack humaneval OPTIONS` on a free loopback port, until the block ends."""
     port = free_port()
     command = [sys.executable, "-m", "rlvr", "serve", "--pack", "humaneval", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--jobs", "1", "--max-items", str(MAX_ITEMS), "--max-body-mb", "0.5"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    command += ["--port", str(port), *options]
+    log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: nobody reads it while serving
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"rlvr serve exited: {process.stderr.read() if process.stderr else ''}")
+                log.seek(0)
+                raise RuntimeError(f"rlvr serve exited: {log.read()[-4000:]}")
             try:
                 if httpx.get(f"{url}/health", timeout=2).status_code == 200:
                     break
@@ -64,6 +72,13 @@ def server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with serving("--jobs", "1", "--max-items", str(MAX_ITEMS), "--max-body-mb", "0.5") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +101,26 @@ def test_health(server):
     assert response.status_code == 200
     health = response.json()
     assert health["status"] == "ok" and health["pack"] == "humaneval" and health["tasks"] == 164
+    assert health["queue"]["capacity_items"] == 20_000 and health["queue"]["items"] >= 0
+    assert health["workers"] == 1  # --jobs 1
+    sandbox = health["sandbox"]
+    assert sandbox["backend"] == "local" and sandbox["alive"] == 1
+    # "degraded" only where the machine has no namespaces for the sandbox (flagged, never hidden)
+    assert sandbox["state"] == ("ok" if sandbox["isolation"] == "namespaces" else "degraded")
+
+
+def test_metrics_after_grading(server, cases):
+    ids, prompts, completions, _ = cases
+    queries = [p + c for p, c in zip(prompts[:4], completions[:4], strict=True)]
+    assert post(server, {"query": queries, "prompts": prompts[:4], "labels": ids[:4]}).status_code == 200
+    text = httpx.get(f"{server}/metrics", timeout=10).text
+    families = {family.name: family for family in text_string_to_metric_families(text)}
+    assert families["rlvr_items_graded"].samples[0].value > 0
+    assert families["rlvr_request_duration_seconds"].type == "histogram"
+    outcomes = {
+        s.labels["outcome"]: s.value for s in families["rlvr_verdicts"].samples if s.name.endswith("_total")
+    }
+    assert outcomes.get("passed", 0) >= 2
 
 
 def test_rewards_match_local_grading(server, cases):
@@ -164,6 +199,27 @@ def test_unknown_label_reports_its_index(server):
     response = post(server, body)
     assert response.status_code == 422
     assert response.json()["unknown"] == [{"index": 1, "label": "nope"}]
+
+
+def test_executor_ray_serves_through_the_queue(cases):
+    pytest.importorskip("ray")
+    ids, prompts, completions, verdicts = cases
+    with serving("--executor", "ray", "--ray-workers", "1", "--jobs", "1") as url:
+
+        def one(start: int) -> list[float]:
+            part = slice(start, start + 10)
+            queries = [p + c for p, c in zip(prompts[part], completions[part], strict=True)]
+            response = post(url, {"query": queries, "prompts": prompts[part], "labels": ids[part]})
+            assert response.status_code == 200, response.text
+            return response.json()["rewards"]
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            rewards = [r for part in pool.map(one, range(0, 40, 10)) for r in part]
+        health = httpx.get(f"{url}/health", timeout=10).json()
+    assert rewards == pytest.approx([v.reward for v in verdicts], abs=1e-9)
+    assert health["executor"] == "ray" and health["sandbox"]["backend"] == "ray"
+    assert health["workers"] == 1 and health["sandbox"]["alive"] == 1
+    assert health["items_graded"] == len(ids) and health["queue"]["items"] == 0
 
 
 # ---------------------------------------------------------------------- concurrency limit (in process)

@@ -1,15 +1,19 @@
 """`rlvr serve` under a training cluster's load (issue 20): many concurrent retrying clients.
 
 Starts `rlvr serve --pack humaneval` on 127.0.0.1 (a free port; nothing leaves the machine) and
-plays OpenRLHF's remote reward client against it: each try is a fresh `POST /get_reward` with a
-180 s timeout; a non-200 answer or a transport error is retried after 1 s, at most 5 tries, after
-which the training run would raise. Phases, in one run on one warm server:
+plays OpenRLHF's remote reward client against it: each try is a `POST /get_reward` with a 180 s
+timeout (each client keeps one HTTP session); a non-200 answer or a transport error is retried
+after 1 s, at most 5 tries, after which the training run would raise. Phases, in one run on one
+warm server:
 
   warm-up   one request per task of the workload (unmeasured): oracles, property inputs and the
             reference's perf counts are cached per task, as they are after a training run's
             first step
-  single    one client sends --single-requests requests one after another (the baseline:
-            every grading batch is one request)
+  single    one client sends --single-requests requests one after another (every grading
+            batch is one request of --items-per-request items)
+  batched   one client sends --batched-requests requests of --batched-items items (default: the
+            server's --max-batch) one after another: the single-client batch rate, the baseline
+            the load phase must match
   load      --clients clients share --requests requests (each client sends its share one
             after another), all starting at once
   cached    the first --clients requests of the load phase again, all at once: every item is
@@ -22,14 +26,15 @@ length no other item of its task has (pyright's cache blanks comments to same-le
 the server's verdict cache keys on the exact text), so no phase reuses another's work — except
 the cached phase, which is meant to.
 
-After the load, the items of the single and load phases are graded offline with `rlvr grade`
+After the load, the items of the single, batched and load phases are graded offline with `rlvr grade`
 and every served reward is compared with it. Reported: success rate, tries, 503s seen,
 p50/p95/max latency (first try to answer, as the training loop waits), items/s of each phase and
-the load/single ratio, the server's mean batch size per phase. The run stops by itself: every
+the load phase's ratio to both single-client phases, the server's mean batch size per phase. The run stops by itself: every
 phase has a deadline (--max-seconds overall) and the server is stopped at the end.
 
 Usage: .venv/bin/python benchmarks/bench_serve.py [--clients 64] [--requests 256]
-       [--items-per-request 8] [--single-requests 32] [--jobs 2] [--out FILE] [-- SERVE ARGS]
+       [--items-per-request 8] [--single-requests 32] [--batched-requests 4] [--jobs 2]
+       [--out FILE] [-- SERVE ARGS]
 """
 
 from __future__ import annotations
@@ -115,7 +120,7 @@ def payload(items: list[Item]) -> dict[str, list[str]]:
     }
 
 
-def post_like_openrlhf(url: str, items: list[Item], stop: threading.Event) -> Outcome:
+def post_like_openrlhf(client: httpx.Client, items: list[Item], stop: threading.Event) -> Outcome:
     outcome = Outcome()
     started = time.monotonic()
     body = payload(items)
@@ -125,7 +130,7 @@ def post_like_openrlhf(url: str, items: list[Item], stop: threading.Event) -> Ou
             break
         outcome.tries += 1
         try:
-            response = httpx.post(f"{url}/get_reward", json=body, timeout=TRY_TIMEOUT_SECONDS)
+            response = client.post("/get_reward", json=body, timeout=TRY_TIMEOUT_SECONDS)
             outcome.statuses.append(str(response.status_code))
             if response.status_code == 200:
                 outcome.ok = True
@@ -145,8 +150,9 @@ def run_clients(
     outcomes: list[Outcome | None] = [None] * len(requests)
 
     def client(index: int) -> None:
-        for position in range(index, len(requests), clients):
-            outcomes[position] = post_like_openrlhf(url, requests[position], stop)
+        with httpx.Client(base_url=url) as session:  # one per rollout worker, as a requests session
+            for position in range(index, len(requests), clients):
+                outcomes[position] = post_like_openrlhf(session, requests[position], stop)
 
     threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
     started = time.monotonic()
@@ -249,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=256, help="requests of the load phase")
     parser.add_argument("--items-per-request", type=int, default=8)
     parser.add_argument("--single-requests", type=int, default=32, help="requests of the single-client phase")
+    parser.add_argument("--batched-requests", type=int, default=4, help="requests of the batched phase")
+    parser.add_argument("--batched-items", type=int, default=256, help="items per batched-phase request")
     parser.add_argument("--tasks", type=int, default=32, help="HumanEval tasks the items are drawn from")
     parser.add_argument(
         "--mix", type=float, nargs=3, default=(0.5, 0.3, 0.2), metavar=("CORRECT", "WRONG", "MALFORMED")
@@ -270,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     workload = Workload(args.tasks, tuple(args.mix), args.seed)
     warm = workload.warm_up()
     single = [workload.request(args.items_per_request) for _ in range(args.single_requests)]
+    batched = [workload.request(args.batched_items) for _ in range(args.batched_requests)]
     load = [workload.request(args.items_per_request) for _ in range(args.requests)]
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -284,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             wait_until_up(url, process, timeout=300)
             print(f"server up on {url}; warming up on {len(warm)} tasks", file=sys.stderr)
-            warm_outcome = post_like_openrlhf(url, warm, stop)
+            with httpx.Client(base_url=url) as session:
+                warm_outcome = post_like_openrlhf(session, warm, stop)
             if not warm_outcome.ok:
                 raise RuntimeError(f"warm-up failed: {warm_outcome.statuses}")
 
@@ -295,6 +305,14 @@ def main(argv: list[str] | None = None) -> int:
                 "mean_batch": mean_batch(before, health(url))
             }
             single_outcomes = outcomes
+
+            print(f"single client, batched: {len(batched)} requests of {args.batched_items}", file=sys.stderr)
+            before = health(url)
+            outcomes, wall = run_clients(url, batched, 1, stop)
+            result["batched"] = summarize(outcomes, batched, wall) | {
+                "mean_batch": mean_batch(before, health(url))
+            }
+            batched_outcomes = outcomes
 
             print(f"{args.clients} clients: {len(load)} requests", file=sys.stderr)
             before = health(url)
@@ -319,12 +337,12 @@ def main(argv: list[str] | None = None) -> int:
             result["server_log_tail"] = server_log[-2000:]
 
         print("grading the same items offline with `rlvr grade`", file=sys.stderr)
-        graded_items = [i for r in single + load for i in r]
-        served = [r for o in single_outcomes + load_outcomes for r in o.rewards]
+        graded_items = [i for r in single + batched + load for i in r]
+        served = [r for o in single_outcomes + batched_outcomes + load_outcomes for r in o.rewards]
         offline = grade_offline(
             graded_items, args.jobs, Path(tmp), timeout=max(60.0, deadline - time.monotonic())
         )
-    all_ok = all(o.ok for o in single_outcomes + load_outcomes)
+    all_ok = all(o.ok for o in single_outcomes + batched_outcomes + load_outcomes)
     mismatches = sum(1 for s, o in zip(served, offline, strict=True) if abs(s - o) > 1e-6) if all_ok else None
     by_kind = Counter(i.kind for i in graded_items)
     result["rewards_vs_rlvr_grade"] = {
@@ -338,8 +356,10 @@ def main(argv: list[str] | None = None) -> int:
             for kind in by_kind
         },
     }
-    single_rate, load_rate = result["single"]["items_per_second"], result["load"]["items_per_second"]
-    result["load_vs_single_items_per_second"] = round(load_rate / single_rate, 2) if single_rate else None
+    load_rate = result["load"]["items_per_second"]
+    for baseline in ("single", "batched"):
+        rate = result[baseline]["items_per_second"]
+        result[f"load_vs_{baseline}_items_per_second"] = round(load_rate / rate, 2) if rate else None
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))

@@ -16,6 +16,8 @@ warm server:
             the load phase must match
   load      --clients clients share --requests requests (each client sends its share one
             after another), all starting at once
+            (batched and load alternate --rounds times, fresh items each time, so drift in the
+            machine's load hits both alike; each is reported over all its rounds)
   cached    the first --clients requests of the load phase again, all at once: every item is
             in the server's verdict cache, so each request answers without queueing
 
@@ -29,7 +31,8 @@ the cached phase, which is meant to.
 After the load, the items of the single, batched and load phases are graded offline with `rlvr grade`
 and every served reward is compared with it. Reported: success rate, tries, 503s seen,
 p50/p95/max latency (first try to answer, as the training loop waits), items/s of each phase and
-the load phase's ratio to both single-client phases, the server's mean batch size per phase. The run stops by itself: every
+the load phase's ratio to both single-client phases, the server's mean batch size and CPU time
+per item (its whole process tree) per phase, and the benchmark client's own CPU time per item. The run stops by itself: every
 phase has a deadline (--max-seconds overall) and the server is stopped at the end.
 
 Usage: .venv/bin/python benchmarks/bench_serve.py [--clients 64] [--requests 256]
@@ -57,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psutil
 
 from rlvr.task_packs.registry import load_pack
 
@@ -190,6 +194,67 @@ def summarize(outcomes: list[Outcome], requests: list[list[Item]], wall: float) 
     }
 
 
+@dataclass
+class Phase:
+    """One condition's requests and outcomes, accumulated over rounds."""
+
+    name: str
+    clients: int
+    requests: list[list[Item]] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    wall: float = 0.0
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
+    batches: int = 0
+    graded: int = 0
+    cache_hits: int = 0
+
+    def run(self, url: str, server_pid: int, requests: list[list[Item]], stop: threading.Event) -> None:
+        items = sum(len(r) for r in requests)
+        print(
+            f"{self.name}: {self.clients} client(s), {len(requests)} requests, {items} items", file=sys.stderr
+        )
+        before, cpu, client_cpu = health(url), tree_cpu_seconds(server_pid), time.process_time()
+        outcomes, wall = run_clients(url, requests, self.clients, stop)
+        after = health(url)
+        self.server_cpu += tree_cpu_seconds(server_pid) - cpu
+        self.client_cpu += time.process_time() - client_cpu
+        self.batches += after["batches_graded"] - before["batches_graded"]
+        self.graded += after["items_graded"] - before["items_graded"]
+        self.cache_hits += after["cache_hits"] - before["cache_hits"]
+        self.requests += requests
+        self.outcomes += outcomes
+        self.wall += wall
+
+    def summary(self) -> dict[str, Any]:
+        items = sum(len(r) for r in self.requests)
+        return summarize(self.outcomes, self.requests, self.wall) | {
+            "mean_batch": round(self.graded / self.batches, 1) if self.batches else None,
+            "items_graded": self.graded,
+            "cache_hits": self.cache_hits,
+            "server_cpu_ms_per_item": round(1000 * self.server_cpu / items, 2) if items else None,
+            "client_cpu_ms_per_item": round(1000 * self.client_cpu / items, 2) if items else None,
+        }
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by the server and everything under it (zygotes and their reaped
+    candidate processes, pyright)."""
+    total = 0.0
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return total
+    for process in processes:
+        try:
+            times = process.cpu_times()
+            total += times.user + times.system + times.children_user + times.children_system
+        except psutil.Error:
+            continue
+    return total
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -257,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single-requests", type=int, default=32, help="requests of the single-client phase")
     parser.add_argument("--batched-requests", type=int, default=4, help="requests of the batched phase")
     parser.add_argument("--batched-items", type=int, default=256, help="items per batched-phase request")
+    parser.add_argument("--rounds", type=int, default=2, help="alternations of the batched and load phases")
     parser.add_argument("--tasks", type=int, default=32, help="HumanEval tasks the items are drawn from")
     parser.add_argument(
         "--mix", type=float, nargs=3, default=(0.5, 0.3, 0.2), metavar=("CORRECT", "WRONG", "MALFORMED")
@@ -276,10 +342,10 @@ def main(argv: list[str] | None = None) -> int:
     watchdog.start()
 
     workload = Workload(args.tasks, tuple(args.mix), args.seed)
-    warm = workload.warm_up()
-    single = [workload.request(args.items_per_request) for _ in range(args.single_requests)]
-    batched = [workload.request(args.batched_items) for _ in range(args.batched_requests)]
-    load = [workload.request(args.items_per_request) for _ in range(args.requests)]
+    single = Phase("single", 1)
+    batched = Phase("batched", 1)
+    load = Phase("load", args.clients)
+    cached = Phase("cached", args.clients)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     result: dict[str, Any] = {
@@ -292,57 +358,37 @@ def main(argv: list[str] | None = None) -> int:
         process = start_server(port, args.jobs, args.serve_args, log)
         try:
             wait_until_up(url, process, timeout=300)
-            print(f"server up on {url}; warming up on {len(warm)} tasks", file=sys.stderr)
+            print(f"server up on {url}; warming up on {args.tasks} tasks", file=sys.stderr)
             with httpx.Client(base_url=url) as session:
-                warm_outcome = post_like_openrlhf(session, warm, stop)
-            if not warm_outcome.ok:
-                raise RuntimeError(f"warm-up failed: {warm_outcome.statuses}")
-
-            print(f"single client: {len(single)} requests", file=sys.stderr)
-            before = health(url)
-            outcomes, wall = run_clients(url, single, 1, stop)
-            result["single"] = summarize(outcomes, single, wall) | {
-                "mean_batch": mean_batch(before, health(url))
-            }
-            single_outcomes = outcomes
-
-            print(f"single client, batched: {len(batched)} requests of {args.batched_items}", file=sys.stderr)
-            before = health(url)
-            outcomes, wall = run_clients(url, batched, 1, stop)
-            result["batched"] = summarize(outcomes, batched, wall) | {
-                "mean_batch": mean_batch(before, health(url))
-            }
-            batched_outcomes = outcomes
-
-            print(f"{args.clients} clients: {len(load)} requests", file=sys.stderr)
-            before = health(url)
-            outcomes, wall = run_clients(url, load, args.clients, stop)
-            result["load"] = summarize(outcomes, load, wall) | {"mean_batch": mean_batch(before, health(url))}
-            load_outcomes = outcomes
-
-            replay = load[: args.clients]
-            before = health(url)
-            outcomes, wall = run_clients(url, replay, args.clients, stop)
-            after = health(url)
-            result["cached"] = summarize(outcomes, replay, wall) | {
-                "items_graded": after["items_graded"] - before["items_graded"],
-                "cache_hits": after["cache_hits"] - before["cache_hits"],
-            }
-            result["server_health_at_end"] = after
+                warm = post_like_openrlhf(session, workload.warm_up(), stop)
+            if not warm.ok:
+                raise RuntimeError(f"warm-up failed: {warm.statuses}")
+            size = args.items_per_request
+            single.run(url, process.pid, [workload.request(size) for _ in range(args.single_requests)], stop)
+            for _ in range(args.rounds):  # alternated, so drift in the machine's load hits both alike
+                batch_requests = [workload.request(args.batched_items) for _ in range(args.batched_requests)]
+                batched.run(url, process.pid, batch_requests, stop)
+                load.run(url, process.pid, [workload.request(size) for _ in range(args.requests)], stop)
+            cached.run(url, process.pid, load.requests[: args.clients], stop)
+            result["server_health_at_end"] = health(url)
         finally:
             stop_server(process)
             log.seek(0)
             server_log = log.read()
         if process.returncode not in (0, -signal.SIGTERM):
             result["server_log_tail"] = server_log[-2000:]
+        for phase in (single, batched, load, cached):
+            result[phase.name] = phase.summary()
 
         print("grading the same items offline with `rlvr grade`", file=sys.stderr)
-        graded_items = [i for r in single + batched + load for i in r]
-        served = [r for o in single_outcomes + batched_outcomes + load_outcomes for r in o.rewards]
+        graded_phases = (single, batched, load)
+        graded_items = [i for phase in graded_phases for r in phase.requests for i in r]
+        served = [r for phase in graded_phases for o in phase.outcomes for r in o.rewards]
         offline = grade_offline(
             graded_items, args.jobs, Path(tmp), timeout=max(60.0, deadline - time.monotonic())
         )
-    all_ok = all(o.ok for o in single_outcomes + batched_outcomes + load_outcomes)
+    outcomes = [o for phase in (*graded_phases, cached) for o in phase.outcomes]
+    all_ok = all(o.ok for o in outcomes)
     mismatches = sum(1 for s, o in zip(served, offline, strict=True) if abs(s - o) > 1e-6) if all_ok else None
     by_kind = Counter(i.kind for i in graded_items)
     result["rewards_vs_rlvr_grade"] = {

@@ -43,6 +43,7 @@ Usage: .venv/bin/python benchmarks/bench_serve.py [--clients 64] [--requests 256
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
@@ -124,23 +125,49 @@ def payload(items: list[Item]) -> dict[str, list[str]]:
     }
 
 
-def post_like_openrlhf(client: httpx.Client, items: list[Item], stop: threading.Event) -> Outcome:
+class Session:
+    """One rollout worker's HTTP connection to the server (stdlib `http.client`, kept alive and
+    reopened after a failure): the lightest client, so the benchmark's own CPU use — it shares
+    the machine with the server — stays small."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.connection: http.client.HTTPConnection | None = None
+
+    def post(self, path: str, body: bytes, timeout: float) -> tuple[int, bytes]:
+        if self.connection is None:
+            self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            self.connection.request("POST", path, body, {"Content-Type": "application/json"})
+            response = self.connection.getresponse()
+            return response.status, response.read()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+def post_like_openrlhf(session: Session, items: list[Item], stop: threading.Event) -> Outcome:
     outcome = Outcome()
     started = time.monotonic()
-    body = payload(items)
+    body = json.dumps(payload(items)).encode()
     for _ in range(TRIES):
         if stop.is_set():
             outcome.statuses.append("stopped")
             break
         outcome.tries += 1
         try:
-            response = client.post("/get_reward", json=body, timeout=TRY_TIMEOUT_SECONDS)
-            outcome.statuses.append(str(response.status_code))
-            if response.status_code == 200:
+            status, answer = session.post("/get_reward", body, TRY_TIMEOUT_SECONDS)
+            outcome.statuses.append(str(status))
+            if status == 200:
                 outcome.ok = True
-                outcome.rewards = response.json()["rewards"]
+                outcome.rewards = json.loads(answer)["rewards"]
                 break
-        except httpx.HTTPError as exc:
+        except (OSError, http.client.HTTPException) as exc:
             outcome.statuses.append(type(exc).__name__)
         time.sleep(RETRY_SLEEP_SECONDS)
     outcome.latency = time.monotonic() - started
@@ -148,15 +175,18 @@ def post_like_openrlhf(client: httpx.Client, items: list[Item], stop: threading.
 
 
 def run_clients(
-    url: str, requests: list[list[Item]], clients: int, stop: threading.Event
+    port: int, requests: list[list[Item]], clients: int, stop: threading.Event
 ) -> tuple[list[Outcome], float]:
     """`clients` threads share `requests` round-robin; each sends its share one after another."""
     outcomes: list[Outcome | None] = [None] * len(requests)
 
     def client(index: int) -> None:
-        with httpx.Client(base_url=url) as session:  # one per rollout worker, as a requests session
+        session = Session(port)
+        try:
             for position in range(index, len(requests), clients):
                 outcomes[position] = post_like_openrlhf(session, requests[position], stop)
+        finally:
+            session.close()
 
     threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
     started = time.monotonic()
@@ -209,15 +239,18 @@ class Phase:
     graded: int = 0
     cache_hits: int = 0
 
-    def run(self, url: str, server_pid: int, requests: list[list[Item]], stop: threading.Event) -> None:
+    def run(
+        self, server: subprocess.Popen[str], port: int, requests: list[list[Item]], stop: threading.Event
+    ) -> None:
         items = sum(len(r) for r in requests)
         print(
             f"{self.name}: {self.clients} client(s), {len(requests)} requests, {items} items", file=sys.stderr
         )
-        before, cpu, client_cpu = health(url), tree_cpu_seconds(server_pid), time.process_time()
-        outcomes, wall = run_clients(url, requests, self.clients, stop)
+        url = f"http://127.0.0.1:{port}"
+        before, cpu, client_cpu = health(url), tree_cpu_seconds(server.pid), time.process_time()
+        outcomes, wall = run_clients(port, requests, self.clients, stop)
         after = health(url)
-        self.server_cpu += tree_cpu_seconds(server_pid) - cpu
+        self.server_cpu += tree_cpu_seconds(server.pid) - cpu
         self.client_cpu += time.process_time() - client_cpu
         self.batches += after["batches_graded"] - before["batches_graded"]
         self.graded += after["items_graded"] - before["items_graded"]
@@ -359,17 +392,16 @@ def main(argv: list[str] | None = None) -> int:
         try:
             wait_until_up(url, process, timeout=300)
             print(f"server up on {url}; warming up on {args.tasks} tasks", file=sys.stderr)
-            with httpx.Client(base_url=url) as session:
-                warm = post_like_openrlhf(session, workload.warm_up(), stop)
+            warm = post_like_openrlhf(Session(port), workload.warm_up(), stop)
             if not warm.ok:
                 raise RuntimeError(f"warm-up failed: {warm.statuses}")
             size = args.items_per_request
-            single.run(url, process.pid, [workload.request(size) for _ in range(args.single_requests)], stop)
+            single.run(process, port, [workload.request(size) for _ in range(args.single_requests)], stop)
             for _ in range(args.rounds):  # alternated, so drift in the machine's load hits both alike
                 batch_requests = [workload.request(args.batched_items) for _ in range(args.batched_requests)]
-                batched.run(url, process.pid, batch_requests, stop)
-                load.run(url, process.pid, [workload.request(size) for _ in range(args.requests)], stop)
-            cached.run(url, process.pid, load.requests[: args.clients], stop)
+                batched.run(process, port, batch_requests, stop)
+                load.run(process, port, [workload.request(size) for _ in range(args.requests)], stop)
+            cached.run(process, port, load.requests[: args.clients], stop)
             result["server_health_at_end"] = health(url)
         finally:
             stop_server(process)

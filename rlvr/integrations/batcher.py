@@ -134,7 +134,6 @@ class MicroBatcher:
                 else:
                     request.verdicts[position] = cached
             needed = len(request.waiting)
-            self.cache_hits += len(task_ids) - needed
             if needed and self.capacity_items is not None:
                 if needed > self.capacity_items:
                     raise RequestTooLarge(
@@ -147,6 +146,7 @@ class MicroBatcher:
                         f"{needed} more asked; estimated drain time {drain:.0f} s",
                         retry_after=drain,
                     )
+            self.cache_hits += len(task_ids) - needed
             request.unresolved = needed
             if needed:
                 self._queue.append(request)

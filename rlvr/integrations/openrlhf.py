@@ -187,7 +187,10 @@ def reward_body(verdicts: list[Verdict], layers: list[str]) -> dict[str, Any]:
 async def _client_disconnected(request: Request) -> None:
     """Returns when the client closes its connection (its body has been read by then)."""
     while True:
-        message = await request.receive()
+        try:
+            message = await request.receive()
+        except Exception:  # the connection broke: as good as gone
+            return
         if message["type"] == "http.disconnect":
             return
 

@@ -20,7 +20,9 @@ prometheus_parser = pytest.importorskip("prometheus_client.parser")
 
 from rlvr.graders.base import Grader  # noqa: E402
 from rlvr.integrations.batcher import MicroBatcher, QueueFull, RequestTooLarge  # noqa: E402
+from rlvr.integrations.grader_state import concurrent_batches  # noqa: E402
 from rlvr.integrations.openrlhf import ServerLimits, create_app  # noqa: E402
+from rlvr.integrations.throughput import ThroughputMeter  # noqa: E402
 from rlvr.task_packs.base import StaticPack  # noqa: E402
 from rlvr.types import Task, Verdict  # noqa: E402
 
@@ -175,6 +177,79 @@ def test_throughput_and_drain_estimate_come_from_graded_batches():
     occupy(batcher, grader)
     batcher.submit(["t1"] * 5, ["y"] * 5)
     assert batcher.drain_seconds() > 0
+    grader.gate.set()
+    batcher.close()
+
+
+def test_two_grading_threads_grade_two_batches_at_once_and_keep_each_request_whole():
+    grader = GatedGrader()
+    batcher = MicroBatcher(grader, max_batch=3, threads=2)
+    big = batcher.submit([f"t{i}" for i in range(1, 7)], [f"b{i}" for i in range(1, 7)])  # two batches
+    wait_until(lambda: grader.calls == 2, "both threads to take a batch")  # one request woke both
+    assert batcher.stats().grading_items == 6 and batcher.stats().queued_items == 0
+    later = batcher.submit(["t7"], ["later"])
+    grader.gate.set()
+    assert [v.task_id for v in big.result(timeout=10)] == [f"t{i}" for i in range(1, 7)]
+    assert [v.reward for v in big.result()] == [0.2] * 6
+    assert later.result(timeout=10)[0].task_id == "t7"
+    assert sorted(len(batch) for batch in grader.batches) == [1, 3, 3]
+    batcher.close()
+
+
+def test_only_a_local_code_grader_grades_batches_concurrently(humaneval_grader):
+    assert concurrent_batches(humaneval_grader) == 2
+    assert concurrent_batches(GatedGrader()) == 1
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_throughput_meter_counts_busy_time_once_however_many_batches_overlap():
+    clock = FakeClock()
+    meter = ThroughputMeter(window_seconds=60, prior_seconds_per_item=0.5, clock=clock)
+    assert meter.seconds_per_item() == 0.5 and meter.items_per_second() == 0.0  # the prior
+    meter.batch_started()
+    clock.now += 2
+    meter.batch_started()  # overlaps the first
+    clock.now += 2
+    meter.batch_finished(10)
+    clock.now += 2
+    meter.batch_finished(30)
+    # 40 items in 6 busy seconds (not 2 + 4 + 4 = 10 summed per batch)
+    assert meter.seconds_per_item() == pytest.approx(6 / 40)
+    clock.now += 14  # idle: the wall-clock rate falls, the drain rate does not
+    assert meter.items_per_second() == pytest.approx(40 / 20)
+    assert meter.seconds_per_item() == pytest.approx(6 / 40)
+    meter.batch_started()
+    clock.now += 5
+    meter.batch_finished(5)
+    assert meter.seconds_per_item() == pytest.approx(11 / 45)
+    clock.now += 58  # the first two batches leave the window; the last one is the window
+    assert meter.seconds_per_item() == pytest.approx(5 / 5)
+    clock.now += 60  # nothing in the window: the rate over the meter's life
+    assert meter.items_per_second() == 0.0
+    assert meter.seconds_per_item() == pytest.approx(11 / 45)
+
+
+def test_drain_estimate_is_queued_items_at_the_measured_rate():
+    grader = GatedGrader()
+    clock = FakeClock()
+    meter = ThroughputMeter(clock=clock)
+    batcher = MicroBatcher(grader, capacity_items=10, meter=meter)
+    meter.batch_started()
+    clock.now += 4
+    meter.batch_finished(20)  # 0.2 s per item
+    occupy(batcher, grader)
+    batcher.submit(["t1"] * 10, ["x"] * 10)
+    with pytest.raises(QueueFull) as full:
+        batcher.submit(["t2"], ["y"])
+    # 10 queued items at 0.2 s each, plus at most 0.2 s left of the one being graded
+    assert 2.0 <= full.value.retry_after <= 2.2
     grader.gate.set()
     batcher.close()
 

@@ -1,14 +1,17 @@
 """Merge concurrent grading requests into `grade_many` batches, first come first served.
 
-One background thread owns the grader. Requests queue their items in arrival order; whenever the
-thread is free it takes the oldest waiting items — across requests, and splitting a large request
-over several batches — up to `max_batch`, and grades them as one batch. An idle batcher adds no
-latency, and a busy one turns many small concurrent requests (server calls, verl threads) into
-large batches, which is where the sandbox pool and the type checker are efficient.
+Background grading threads own the grader. Requests queue their items in arrival order; whenever
+a thread is free it takes the oldest waiting items — across requests, and splitting a large
+request over several batches — up to `max_batch`, and grades them as one batch. An idle batcher
+adds no latency, and a busy one turns many small concurrent requests (server calls, verl threads)
+into large batches, which is where the sandbox pool and the type checker are efficient. With
+`threads=2` (only for graders whose `grade_many` may run concurrently) a second batch starts while
+the first is still in its serial part, so a loaded server keeps every core busy.
 
 Optional, for a server in front of many clients:
 - `capacity_items` bounds the items waiting; beyond it `submit` raises `QueueFull`, which carries
-  the queue's estimated drain time (from the rate measured over the last minute).
+  the queue's estimated drain time (from the rate measured over the last minute, see
+  `rlvr.integrations.throughput`).
 - `cache_items` keeps an LRU of verdicts keyed by (task id, completion): repeated items are answered
   from it, a request whose items are all cached resolves at once without queueing, and identical
   items within one batch are graded once. Verdicts with `error` set or a timeout flag are never
@@ -27,12 +30,8 @@ from dataclasses import dataclass, field
 
 from rlvr.graders.base import Grader
 from rlvr.graders.math_cache import VerdictCache
+from rlvr.integrations.throughput import ThroughputMeter
 from rlvr.types import Verdict
-
-RATE_WINDOW_SECONDS = 60.0
-# Seconds per item assumed for the drain-time estimate before anything has been graded: about one
-# sandboxed code item per core; replaced by the measured rate as soon as a batch finishes.
-PRIOR_SECONDS_PER_ITEM = 0.05
 
 
 class BatcherClosedError(RuntimeError):
@@ -57,7 +56,7 @@ class QueueStats:
 
     queued_items: int
     queued_requests: int
-    grading_items: int
+    grading_items: int  # in the batches being graded
     capacity_items: int | None
     items_graded: int
     batches_graded: int
@@ -90,9 +89,13 @@ class MicroBatcher:
         max_batch: int = 256,
         capacity_items: int | None = None,
         cache_items: int = 0,
+        threads: int = 1,
+        meter: ThroughputMeter | None = None,
     ) -> None:
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
+        if threads < 1:
+            raise ValueError("threads must be at least 1")
         if capacity_items is not None and capacity_items < 1:
             raise ValueError("capacity_items must be at least 1 (or None for no bound)")
         if cache_items < 0:
@@ -106,16 +109,17 @@ class MicroBatcher:
         self._cache = VerdictCache(cache_items) if cache_items else None
         self._queue: deque[_Request] = deque()
         self._queued_items = 0
-        self._grading_items = 0
-        self._grading_since = 0.0
-        self._recent: deque[tuple[float, int, float]] = deque()  # (finished at, items, seconds)
-        self._lifetime_seconds = 0.0
-        self._started = time.monotonic()
+        self._grading: dict[int, tuple[int, float]] = {}  # thread -> (items, started at)
+        self._meter = meter or ThroughputMeter()
         self._closed = False
         self._lock = threading.RLock()
         self._work = threading.Condition(self._lock)
-        self._thread = threading.Thread(target=self._run, name="rlvr-batcher", daemon=True)
-        self._thread.start()
+        self.threads = [
+            threading.Thread(target=self._run, args=(index,), name=f"rlvr-batcher-{index}", daemon=True)
+            for index in range(threads)
+        ]
+        for thread in self.threads:
+            thread.start()
 
     # ------------------------------------------------------------------ submitting
     def submit(self, task_ids: Sequence[str], completions: Sequence[str]) -> Future[list[Verdict]]:
@@ -177,25 +181,21 @@ class MicroBatcher:
 
     # ------------------------------------------------------------------ observing
     def pending(self) -> int:
-        """Requests waiting for the grading thread (not counting items in the batch being graded)."""
+        """Requests waiting for a grading thread (not counting items in batches being graded)."""
         with self._lock:
             return len(self._queue)
 
     def stats(self) -> QueueStats:
         with self._lock:
-            now = time.monotonic()
-            self._expire_rate_window(now)
-            window = min(RATE_WINDOW_SECONDS, max(now - self._started, 1e-9))
-            recent_items = sum(items for _, items, _ in self._recent)
             return QueueStats(
                 queued_items=self._queued_items,
                 queued_requests=len(self._queue),
-                grading_items=self._grading_items,
+                grading_items=sum(items for items, _ in self._grading.values()),
                 capacity_items=self.capacity_items,
                 items_graded=self.items_graded,
                 batches_graded=self.batches_graded,
                 cache_hits=self.cache_hits,
-                items_per_second=recent_items / window,
+                items_per_second=self._meter.items_per_second(),
                 drain_seconds=self._drain_seconds_locked(),
             )
 
@@ -204,30 +204,17 @@ class MicroBatcher:
         with self._lock:
             return self._drain_seconds_locked()
 
-    def _seconds_per_item_locked(self) -> float:
-        """Busy time per item over the last minute (the drain rate while grading), else over the
-        batcher's life, else the prior."""
-        self._expire_rate_window(time.monotonic())
-        items = sum(items for _, items, _ in self._recent)
-        if items:
-            return sum(seconds for _, _, seconds in self._recent) / items
-        if self.items_graded:
-            return self._lifetime_seconds / self.items_graded
-        return PRIOR_SECONDS_PER_ITEM
-
     def _drain_seconds_locked(self) -> float:
-        per_item = self._seconds_per_item_locked()
-        remaining_batch = 0.0
-        if self._grading_items:
-            elapsed = time.monotonic() - self._grading_since
-            remaining_batch = max(0.0, self._grading_items * per_item - elapsed)
-        return self._queued_items * per_item + remaining_batch
+        """Queued items at the measured rate, plus what remains of the batches being graded."""
+        per_item = self._meter.seconds_per_item()
+        remaining = 0.0
+        if self._grading:
+            grading = sum(items for items, _ in self._grading.values())
+            oldest = min(started for _, started in self._grading.values())
+            remaining = max(0.0, grading * per_item - (time.monotonic() - oldest))
+        return self._queued_items * per_item + remaining
 
-    def _expire_rate_window(self, now: float) -> None:
-        while self._recent and now - self._recent[0][0] > RATE_WINDOW_SECONDS:
-            self._recent.popleft()
-
-    # ------------------------------------------------------------------ grading thread
+    # ------------------------------------------------------------------ grading threads
     def _take_batch_locked(self) -> list[tuple[_Request, int]]:
         batch: list[tuple[_Request, int]] = []
         while self._queue and len(batch) < self.max_batch:
@@ -239,7 +226,7 @@ class MicroBatcher:
         self._queued_items -= len(batch)
         return batch
 
-    def _run(self) -> None:
+    def _run(self, index: int) -> None:
         while True:
             with self._work:
                 while not self._queue and not self._closed:
@@ -247,15 +234,20 @@ class MicroBatcher:
                 if not self._queue:
                     return  # closed and drained
                 batch = self._take_batch_locked()
-                self._grading_items = len(batch)
-                self._grading_since = time.monotonic()
-            self._grade_batch(batch)
+                if self._queue:
+                    self._work.notify()  # more waiting than one batch: wake another thread
+                self._grading[index] = (len(batch), time.monotonic())
+                self._meter.batch_started()
+            try:
+                self._grade_batch(batch)
+            finally:
+                with self._lock:
+                    del self._grading[index]
 
     def _grade_batch(self, batch: list[tuple[_Request, int]]) -> None:
         keys = [(request.task_ids[position], request.completions[position]) for request, position in batch]
         # with a cache, identical items earn identical verdicts: grade each distinct item once
         unique = list(dict.fromkeys(keys)) if self._cache is not None else keys
-        started = time.monotonic()
         try:
             graded = self.grader.grade_many([k[0] for k in unique], [k[1] for k in unique])
             if len(graded) != len(unique):
@@ -263,15 +255,12 @@ class MicroBatcher:
         except Exception as exc:  # the grader promises not to raise; if it does, flag every item
             message = f"grader fault: {type(exc).__name__}: {exc}"
             graded = [Verdict.failure(task_id, message, gates=["grader"]) for task_id, _ in unique]
-        finished = time.monotonic()
         by_key = dict(zip(unique, graded, strict=True)) if self._cache is not None else None
         done: list[_Request] = []
         with self._lock:
             self.batches_graded += 1
             self.items_graded += len(unique)
-            self._recent.append((finished, len(unique), finished - started))
-            self._lifetime_seconds += finished - started
-            self._grading_items = 0
+            self._meter.batch_finished(len(unique))
             if self._cache is not None and by_key is not None:
                 for (task_id, completion), verdict in by_key.items():
                     if _cacheable(verdict):
@@ -288,12 +277,13 @@ class MicroBatcher:
                 pass  # cancelled by its client (disconnected or past its deadline)
 
     def close(self, *, close_grader: bool = True) -> None:
-        """Finish queued work, stop the thread and (by default) close the grader."""
+        """Finish queued work, stop the threads and (by default) close the grader."""
         with self._work:
             if self._closed:
                 return
             self._closed = True
             self._work.notify_all()
-        self._thread.join()
+        for thread in self.threads:
+            thread.join()
         if close_grader:
             self.grader.close()

@@ -1,4 +1,5 @@
-"""What `rlvr serve`'s /health says about the grader's workers and sandbox.
+"""What `rlvr serve` knows about its grader: the workers and sandbox state /health reports, and
+how many batches it may grade at once.
 
 A Ray grader reports its actors (how many, how many alive, how many were replaced); a grader with
 a sandbox pool reports the pool's backend, its warm workers and how many are alive, their restarts,
@@ -52,3 +53,14 @@ def describe_workers(grader: Grader) -> dict[str, Any]:
         }
     # graders without a worker pool of their own (math, SQL, ...) do not expose their helpers' state
     return {"backend": type(grader).__name__, "workers": None, "alive": None, "state": "unreported"}
+
+
+def concurrent_batches(grader: Grader) -> int:
+    """Batches to grade at once by default. Two for a local code grader: its `grade_many` is
+    thread-safe (locked caches, a thread-safe sandbox pool, one type-checking thread) and a batch
+    spends part of its time in single-threaded preparation, which a second batch fills; one for
+    every other grader (a Ray grader already spreads each batch over its actors; the other
+    families' graders are not made to be called concurrently)."""
+    if isinstance(grader, RayGrader):
+        return 1
+    return 2 if grader.family == "code" and isinstance(getattr(grader, "sandbox", None), WorkerPool) else 1

@@ -46,7 +46,7 @@ from starlette.requests import ClientDisconnect
 
 from rlvr.graders.base import Grader
 from rlvr.integrations.batcher import MicroBatcher, QueueFull, RequestTooLarge
-from rlvr.integrations.grader_state import describe_workers
+from rlvr.integrations.grader_state import concurrent_batches, describe_workers
 from rlvr.integrations.scalars import layer_names, verdict_scalars
 from rlvr.integrations.serve_metrics import ServeMetrics
 from rlvr.task_packs.base import UnknownTaskError
@@ -60,7 +60,8 @@ CLIENT_CLOSED_REQUEST = 499  # recorded in metrics only: the client is gone
 class ServerLimits:
     """`max_items` per request; `max_body_bytes` per request body; `max_concurrent_requests` held
     at once (being received or waiting; it bounds the memory of bodies in flight); `max_batch`
-    items per grading batch; `queue_items` items waiting; `cache_items` verdicts remembered."""
+    items per grading batch; `queue_items` items waiting; `cache_items` verdicts remembered;
+    `grading_threads` batches graded at once (None: two for a local code grader, else one)."""
 
     max_items: int = 1024
     max_body_bytes: int = 16 << 20
@@ -68,6 +69,7 @@ class ServerLimits:
     max_batch: int = 256
     queue_items: int = 20_000
     cache_items: int = 65_536
+    grading_threads: int | None = None  # batches graded at once; None: what the grader allows
 
 
 class RewardRequest(BaseModel):
@@ -221,7 +223,11 @@ def create_app(grader: Grader, limits: ServerLimits | None = None, *, executor: 
     """The reward server app. It owns `grader` and closes it on shutdown."""
     limits = limits or ServerLimits()
     batcher = MicroBatcher(
-        grader, max_batch=limits.max_batch, capacity_items=limits.queue_items, cache_items=limits.cache_items
+        grader,
+        max_batch=limits.max_batch,
+        capacity_items=limits.queue_items,
+        cache_items=limits.cache_items,
+        threads=limits.grading_threads or concurrent_batches(grader),
     )
     layers = layer_names(grader)
     state = {"active": 0, "served": 0}
@@ -255,6 +261,7 @@ def create_app(grader: Grader, limits: ServerLimits | None = None, *, executor: 
             },
             "items_per_second_last_minute": round(stats.items_per_second, 3),
             "workers": workers["workers"],
+            "grading_threads": len(batcher.threads),
             "sandbox": workers,
             "active_requests": state["active"],
             "requests_served": state["served"],

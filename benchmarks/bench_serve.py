@@ -16,8 +16,8 @@ warm server:
             the load phase must match
   load      --clients clients share --requests requests (each client sends its share one
             after another), all starting at once
-            (batched and load alternate --rounds times, fresh items each time, so drift in the
-            machine's load hits both alike; each is reported over all its rounds)
+            (single, batched and load alternate --rounds times, fresh items each time, so drift
+            in the machine's load hits all alike; each is reported over all its rounds)
   cached    the first --clients requests of the load phase again, all at once: every item is
             in the server's verdict cache, so each request answers without queueing
 
@@ -238,6 +238,7 @@ class Phase:
     batches: int = 0
     graded: int = 0
     cache_hits: int = 0
+    rates: list[float] = field(default_factory=list)  # items/s of each round
 
     def run(
         self, server: subprocess.Popen[str], port: int, requests: list[list[Item]], stop: threading.Event
@@ -258,10 +259,12 @@ class Phase:
         self.requests += requests
         self.outcomes += outcomes
         self.wall += wall
+        self.rates.append(round(items / wall, 2) if wall > 0 else 0.0)
 
     def summary(self) -> dict[str, Any]:
         items = sum(len(r) for r in self.requests)
         return summarize(self.outcomes, self.requests, self.wall) | {
+            "items_per_second_by_round": self.rates,
             "mean_batch": round(self.graded / self.batches, 1) if self.batches else None,
             "items_graded": self.graded,
             "cache_hits": self.cache_hits,
@@ -355,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single-requests", type=int, default=32, help="requests of the single-client phase")
     parser.add_argument("--batched-requests", type=int, default=4, help="requests of the batched phase")
     parser.add_argument("--batched-items", type=int, default=256, help="items per batched-phase request")
-    parser.add_argument("--rounds", type=int, default=2, help="alternations of the batched and load phases")
+    parser.add_argument("--rounds", type=int, default=2, help="alternations of the three measured phases")
     parser.add_argument("--tasks", type=int, default=32, help="HumanEval tasks the items are drawn from")
     parser.add_argument(
         "--mix", type=float, nargs=3, default=(0.5, 0.3, 0.2), metavar=("CORRECT", "WRONG", "MALFORMED")
@@ -396,8 +399,8 @@ def main(argv: list[str] | None = None) -> int:
             if not warm.ok:
                 raise RuntimeError(f"warm-up failed: {warm.statuses}")
             size = args.items_per_request
-            single.run(process, port, [workload.request(size) for _ in range(args.single_requests)], stop)
-            for _ in range(args.rounds):  # alternated, so drift in the machine's load hits both alike
+            for _ in range(args.rounds):  # alternated, so drift in the machine's load hits all alike
+                single.run(process, port, [workload.request(size) for _ in range(args.single_requests)], stop)
                 batch_requests = [workload.request(args.batched_items) for _ in range(args.batched_requests)]
                 batched.run(process, port, batch_requests, stop)
                 load.run(process, port, [workload.request(size) for _ in range(args.requests)], stop)
@@ -435,9 +438,12 @@ def main(argv: list[str] | None = None) -> int:
         },
     }
     load_rate = result["load"]["items_per_second"]
-    for baseline in ("single", "batched"):
-        rate = result[baseline]["items_per_second"]
-        result[f"load_vs_{baseline}_items_per_second"] = round(load_rate / rate, 2) if rate else None
+    for baseline in (single, batched):
+        rate = result[baseline.name]["items_per_second"]
+        result[f"load_vs_{baseline.name}_items_per_second"] = round(load_rate / rate, 2) if rate else None
+        result[f"load_vs_{baseline.name}_by_round"] = [
+            round(mine / theirs, 2) if theirs else None for mine, theirs in zip(load.rates, baseline.rates)
+        ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))

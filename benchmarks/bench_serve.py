@@ -442,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
         rate = result[baseline.name]["items_per_second"]
         result[f"load_vs_{baseline.name}_items_per_second"] = round(load_rate / rate, 2) if rate else None
         result[f"load_vs_{baseline.name}_by_round"] = [
-            round(mine / theirs, 2) if theirs else None for mine, theirs in zip(load.rates, baseline.rates)
+            round(mine / theirs, 2) if theirs else None
+            for mine, theirs in zip(load.rates, baseline.rates, strict=True)
         ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -199,6 +201,26 @@ def test_two_grading_threads_grade_two_batches_at_once_and_keep_each_request_who
 def test_only_a_local_code_grader_grades_batches_concurrently(humaneval_grader):
     assert concurrent_batches(humaneval_grader) == 2
     assert concurrent_batches(GatedGrader()) == 1
+    with pytest.raises(ValueError, match="one batch at a time"):
+        create_app(GatedGrader(), ServerLimits(grading_threads=2))
+
+
+def test_serve_refuses_bad_queue_options():
+    for option in ("--queue-items", "--grading-threads", "--max-concurrent"):
+        done = subprocess.run(
+            [sys.executable, "-m", "rlvr", "serve", "--pack", "humaneval", option, "0"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2 and f"{option} must be at least 1" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "rlvr", "serve", "--pack", "humaneval", "--cache-items", "-1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "--cache-items must be 0" in done.stderr
 
 
 class FakeClock:

@@ -50,6 +50,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     parser.add_argument("--max-batch", type=int, default=256, help="items merged into one grading batch")
     parser.add_argument(
+        "--grading-threads",
+        type=int,
+        default=None,
+        help="batches graded at once (default: 2 for a local code pack, else 1; above 1 needs a local code pack)",
+    )
+    parser.add_argument(
         "--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"]
     )
     add_executor_arguments(parser)
@@ -64,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"rlvr serve needs the serve extra (pip install 'rlvr[serve]'): {exc}", file=sys.stderr)
         return 2
-    for name in ("max_items", "max_concurrent", "max_batch", "queue_items"):
-        if getattr(args, name) < 1:
+    for name in ("max_items", "max_concurrent", "max_batch", "queue_items", "grading_threads"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             print(f"--{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
     if args.cache_items < 0:
@@ -85,8 +91,14 @@ def run(args: argparse.Namespace) -> int:
         max_batch=args.max_batch,
         queue_items=args.queue_items,
         cache_items=args.cache_items,
+        grading_threads=args.grading_threads,
     )
-    app = create_app(grader, limits, executor=args.executor)
+    try:
+        app = create_app(grader, limits, executor=args.executor)
+    except ValueError as exc:
+        grader.close()
+        print(f"rlvr serve: {exc}", file=sys.stderr)
+        return 2
     print(
         f"rlvr serve: pack {pack.name!r} on http://{args.host}:{args.port}/get_reward",
         file=sys.stderr,

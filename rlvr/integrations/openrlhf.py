@@ -61,7 +61,8 @@ class ServerLimits:
     """`max_items` per request; `max_body_bytes` per request body; `max_concurrent_requests` held
     at once (being received or waiting; it bounds the memory of bodies in flight); `max_batch`
     items per grading batch; `queue_items` items waiting; `cache_items` verdicts remembered;
-    `grading_threads` batches graded at once (None: two for a local code grader, else one)."""
+    `grading_threads` batches graded at once (None: two for a local code grader, else one; more
+    than one only for a local code grader)."""
 
     max_items: int = 1024
     max_body_bytes: int = 16 << 20
@@ -222,12 +223,18 @@ async def wait_for_verdicts(
 def create_app(grader: Grader, limits: ServerLimits | None = None, *, executor: str = "local") -> FastAPI:
     """The reward server app. It owns `grader` and closes it on shutdown."""
     limits = limits or ServerLimits()
+    threads = limits.grading_threads or concurrent_batches(grader)
+    if threads > 1 and concurrent_batches(grader) == 1:
+        raise ValueError(
+            f"{threads} grading threads need a grader that may grade batches concurrently (a local code "
+            f"grader); this {type(grader).__name__} grades one batch at a time"
+        )
     batcher = MicroBatcher(
         grader,
         max_batch=limits.max_batch,
         capacity_items=limits.queue_items,
         cache_items=limits.cache_items,
-        threads=limits.grading_threads or concurrent_batches(grader),
+        threads=threads,
     )
     layers = layer_names(grader)
     state = {"active": 0, "served": 0}

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -205,22 +203,17 @@ def test_only_a_local_code_grader_grades_batches_concurrently(humaneval_grader):
         create_app(GatedGrader(), ServerLimits(grading_threads=2))
 
 
-def test_serve_refuses_bad_queue_options():
-    for option in ("--queue-items", "--grading-threads", "--max-concurrent"):
-        done = subprocess.run(
-            [sys.executable, "-m", "rlvr", "serve", "--pack", "humaneval", option, "0"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 2 and f"{option} must be at least 1" in done.stderr
-    done = subprocess.run(
-        [sys.executable, "-m", "rlvr", "serve", "--pack", "humaneval", "--cache-items", "-1"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2 and "--cache-items must be 0" in done.stderr
+def test_serve_refuses_bad_queue_options(capsys):
+    from rlvr.cli import main
+
+    for option, value, message in [
+        ("--queue-items", "0", "--queue-items must be at least 1"),
+        ("--grading-threads", "0", "--grading-threads must be at least 1"),
+        ("--max-concurrent", "0", "--max-concurrent must be at least 1"),
+        ("--cache-items", "-1", "--cache-items must be 0"),
+    ]:
+        assert main(["serve", "--pack", "humaneval", option, value]) == 2
+        assert message in capsys.readouterr().err
 
 
 class FakeClock:

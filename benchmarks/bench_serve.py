@@ -255,7 +255,7 @@ class Phase:
         self.client_cpu += time.process_time() - client_cpu
         self.batches += after["batches_graded"] - before["batches_graded"]
         self.graded += after["items_graded"] - before["items_graded"]
-        self.cache_hits += after["cache_hits"] - before["cache_hits"]
+        self.cache_hits += after.get("cache_hits", 0) - before.get("cache_hits", 0)  # older servers: none
         self.requests += requests
         self.outcomes += outcomes
         self.wall += wall
@@ -301,11 +301,6 @@ def health(url: str) -> dict[str, Any]:
     return httpx.get(f"{url}/health", timeout=30).json()
 
 
-def mean_batch(before: dict[str, Any], after: dict[str, Any]) -> float | None:
-    batches = after["batches_graded"] - before["batches_graded"]
-    return round((after["items_graded"] - before["items_graded"]) / batches, 1) if batches else None
-
-
 def grade_offline(items: list[Item], jobs: int, workdir: Path, timeout: float) -> list[float]:
     """Rewards from `rlvr grade` for the items, in order."""
     source, verdicts = workdir / "items.jsonl", workdir / "verdicts.jsonl"
@@ -318,10 +313,13 @@ def grade_offline(items: list[Item], jobs: int, workdir: Path, timeout: float) -
     return [json.loads(line)["reward"] for line in verdicts.read_text().splitlines()]
 
 
-def start_server(port: int, jobs: int, extra: list[str], log: Any) -> subprocess.Popen[str]:
+def start_server(
+    port: int, jobs: int, extra: list[str], log: Any, pythonpath: Path | None
+) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "rlvr", "serve", "--pack", "humaneval", "--host", "127.0.0.1"]
     command += ["--port", str(port), "--jobs", str(jobs), *extra]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True)
+    env = dict(os.environ) | ({"PYTHONPATH": str(pythonpath.resolve())} if pythonpath else {})
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True, env=env)
 
 
 def wait_until_up(url: str, process: subprocess.Popen[str], timeout: float) -> None:
@@ -368,6 +366,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=1800.0, help="stop the run after this long")
+    parser.add_argument(
+        "--server-source",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="run the server from another checkout of rlvr (its directory goes first on PYTHONPATH), "
+        "e.g. an export of an earlier commit to compare with; offline grading stays with this one",
+    )
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/bench_serve.json"))
     parser.add_argument("serve_args", nargs="*", help="extra `rlvr serve` options (after --)")
     args = parser.parse_args(argv)
@@ -391,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         tempfile.TemporaryDirectory(prefix="rlvr-bench-serve-") as tmp,
         open(Path(tmp) / "serve.log", "w+") as log,
     ):
-        process = start_server(port, args.jobs, args.serve_args, log)
+        process = start_server(port, args.jobs, args.serve_args, log, args.server_source)
         try:
             wait_until_up(url, process, timeout=300)
             print(f"server up on {url}; warming up on {args.tasks} tasks", file=sys.stderr)

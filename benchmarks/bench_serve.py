@@ -452,8 +452,8 @@ def main(argv: list[str] | None = None) -> int:
             for mine, theirs in zip(load.rates, baseline.rates, strict=True)
         ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    args.out.write_text(json.dumps(result, indent=2, default=str) + "\n")
+    print(json.dumps(result, indent=2, default=str))
     return 0 if all_ok and mismatches == 0 else 1
 
 

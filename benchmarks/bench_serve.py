@@ -318,8 +318,10 @@ def start_server(
 ) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "rlvr", "serve", "--pack", "humaneval", "--host", "127.0.0.1"]
     command += ["--port", str(port), "--jobs", str(jobs), *extra]
-    env = dict(os.environ) | ({"PYTHONPATH": str(pythonpath.resolve())} if pythonpath else {})
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True, env=env)
+    env, cwd = dict(os.environ), None
+    if pythonpath is not None:  # `-m` puts the working directory first: start in the other checkout
+        env["PYTHONPATH"] = cwd = str(pythonpath.resolve())
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, text=True, env=env, cwd=cwd)
 
 
 def wait_until_up(url: str, process: subprocess.Popen[str], timeout: float) -> None:

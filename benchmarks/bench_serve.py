@@ -32,7 +32,7 @@ After the load, the items of the single, batched and load phases are graded offl
 and every served reward is compared with it. Reported: success rate, tries, 503s seen,
 p50/p95/max latency (first try to answer, as the training loop waits), items/s of each phase and
 the load phase's ratio to both single-client phases, the server's mean batch size and CPU time
-per item (its whole process tree) per phase, and the benchmark client's own CPU time per item. The run stops by itself: every
+per item (its whole process tree) per phase, and the benchmark client's own CPU time per item (rates and CPU are per item answered with rewards). The run stops by itself: every
 phase has a deadline (--max-seconds overall) and the server is stopped at the end.
 
 Usage: .venv/bin/python benchmarks/bench_serve.py [--clients 64] [--requests 256]
@@ -205,8 +205,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def answered(outcomes: list[Outcome], requests: list[list[Item]]) -> int:
+    """Items of the requests that were answered with rewards."""
+    return sum(len(r) for r, o in zip(requests, outcomes, strict=True) if o.ok)
+
+
 def summarize(outcomes: list[Outcome], requests: list[list[Item]], wall: float) -> dict[str, Any]:
-    items = sum(len(r) for r in requests)
+    items = answered(outcomes, requests)
     latencies = [o.latency for o in outcomes if o.ok]
     statuses = Counter(s for o in outcomes for s in o.statuses)
     return {
@@ -215,7 +220,8 @@ def summarize(outcomes: list[Outcome], requests: list[list[Item]], wall: float) 
         "success_rate": sum(o.ok for o in outcomes) / max(1, len(outcomes)),
         "tries": dict(sorted(Counter(o.tries for o in outcomes).items())),
         "statuses_seen": dict(statuses),
-        "items": items,
+        "items_sent": sum(len(r) for r in requests),
+        "items_answered": items,
         "wall_seconds": round(wall, 2),
         "items_per_second": round(items / wall, 2) if wall > 0 else None,
         "latency_p50_s": round(percentile(latencies, 0.50), 3),
@@ -259,10 +265,10 @@ class Phase:
         self.requests += requests
         self.outcomes += outcomes
         self.wall += wall
-        self.rates.append(round(items / wall, 2) if wall > 0 else 0.0)
+        self.rates.append(round(answered(outcomes, requests) / wall, 2) if wall > 0 else 0.0)
 
     def summary(self) -> dict[str, Any]:
-        items = sum(len(r) for r in self.requests)
+        items = answered(self.outcomes, self.requests)
         return summarize(self.outcomes, self.requests, self.wall) | {
             "items_per_second_by_round": self.rates,
             "mean_batch": round(self.graded / self.batches, 1) if self.batches else None,

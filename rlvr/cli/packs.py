@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.pack import Problem
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.registry import PackError, available_names, list_packs, load_pack
 
@@ -22,7 +25,9 @@ def add_parser(subparsers: Any) -> None:
     show.add_argument("name", help="pack name or directory")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=run_show)
-    validate = sub.add_parser("validate", help="check a pack directory (pack.toml + tasks.jsonl) or a named pack")
+    validate = sub.add_parser(
+        "validate", help="check a pack directory (pack.toml + tasks.jsonl) or a named pack"
+    )
     validate.add_argument("path")
     validate.set_defaults(func=run_validate)
 
@@ -85,9 +90,14 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def _validate_named_pack(name: str) -> int:
-    """A built-in or plugin pack validates itself when it offers `validate() -> list[problem]`."""
+    """A plugin pack validates itself when it offers `validate() -> list[problem]`; a code pack is
+    checked task by task (hidden spec, reference, oracle and generated hidden tests)."""
     pack = load_pack(name)
-    validate = getattr(pack, "validate", None)
+    validate: Callable[[], list[Problem]] | None = getattr(pack, "validate", None)
+    if validate is None and pack.family == "code":
+        from rlvr.graders.code.validation import validate_code_pack
+
+        validate = functools.partial(validate_code_pack, pack)
     if validate is None:
         print(f"rlvr packs validate: pack {name!r} has no validator; pass a pack directory", file=sys.stderr)
         return 2

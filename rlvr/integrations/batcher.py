@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from rlvr.graders.base import Grader
-from rlvr.types import Verdict
+from rlvr.core.types import Verdict
+from rlvr.graders.base import Grader, grade_or_fault
 
 
 class BatcherClosedError(RuntimeError):
@@ -89,13 +89,7 @@ class MicroBatcher:
     def _grade_batch(self, batch: list[_Request]) -> None:
         task_ids = [t for request in batch for t in request.task_ids]
         completions = [c for request in batch for c in request.completions]
-        try:
-            verdicts = self.grader.grade_many(task_ids, completions)
-            if len(verdicts) != len(task_ids):
-                raise RuntimeError(f"grader returned {len(verdicts)} verdicts for {len(task_ids)} items")
-        except Exception as exc:  # the grader promises not to raise; if it does, flag every item
-            message = f"grader fault: {type(exc).__name__}: {exc}"
-            verdicts = [Verdict.failure(task_id, message, gates=["grader"]) for task_id in task_ids]
+        verdicts = grade_or_fault(self.grader, task_ids, completions)
         self.batches_graded += 1
         self.items_graded += len(task_ids)
         start = 0

@@ -29,10 +29,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
+from rlvr.core.pack import UnknownTaskError
 from rlvr.graders.base import Grader
 from rlvr.integrations.batcher import MicroBatcher
 from rlvr.integrations.scalars import layer_names, verdict_scalars
-from rlvr.task_packs.base import UnknownTaskError
 
 
 @dataclass(frozen=True)

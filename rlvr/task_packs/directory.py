@@ -6,24 +6,11 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import FAMILIES, Task
-
-
-@dataclass
-class Problem:
-    file: str
-    line: int | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = self.file + (f":{self.line}" if self.line else "")
-        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+from rlvr.core.pack import Problem, TaskPack
+from rlvr.core.types import FAMILIES, Task
 
 
 class PackValidationError(ValueError):

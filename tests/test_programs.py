@@ -53,8 +53,12 @@ ANSWERS = {
     ("jsonl", "mini/square"): ("def square(x):\n    return x * x\n", "def square(x):\n    return x + x\n"),
     ("jsonl", "mini/shuffle"): ("print(*range(int(input()), 0, -1))\n", "print(*range(int(input())))\n"),
 }
-LAYOUT_FILES = {"apps": "apps.jsonl", "codecontests": "codecontests.jsonl", "livecodebench": "livecodebench.jsonl"}
-LAYOUT_FILES["jsonl"] = "programs.jsonl"
+LAYOUT_FILES = {
+    "apps": "apps.jsonl",
+    "codecontests": "codecontests.jsonl",
+    "livecodebench": "livecodebench.jsonl",
+    "jsonl": "programs.jsonl",
+}
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +99,9 @@ def test_rlvr_grade_and_gym_make_agree(imported: dict[str, Path], tmp_path: Path
     lines = [{"task_id": "apps/1", "completion": right}, {"task_id": "apps/1", "completion": wrong}]
     source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    assert main(["grade", "--pack", str(imported["apps"]), "--completions", str(source), "--out", str(out)]) == 0
+    assert (
+        main(["grade", "--pack", str(imported["apps"]), "--completions", str(source), "--out", str(out)]) == 0
+    )
     graded = [json.loads(line) for line in out.read_text().splitlines()]
     assert [g["passed"] for g in graded] == [True, False]
     env = gym.make("rlvr/Code-v0", pack=str(imported["apps"]), types=False)
@@ -127,7 +133,9 @@ def test_forging_programs_get_no_credit(graders: dict[str, Grader], name: str) -
 
 
 def test_limits_are_flagged_as_scored_failures(graders: dict[str, Grader]) -> None:
-    looping, flooding = graders["apps"].grade_many(["apps/1", "apps/1"], [HOSTILE["endless loop"], HOSTILE["endless output"]])
+    looping, flooding = graders["apps"].grade_many(
+        ["apps/1", "apps/1"], [HOSTILE["endless loop"], HOSTILE["endless output"]]
+    )
     assert "timeout:tests" in looping.flags and looping.error is None
     assert "output_limit" in flooding.flags and flooding.error is None
 
@@ -137,7 +145,11 @@ def test_malformed_rows_are_reported_and_the_rest_imported(tmp_path: Path) -> No
         {"problem_id": 1, "question": "ok", "input_output": {"inputs": ["1\n"], "outputs": ["1\n"]}},
         {"problem_id": 2, "question": "bad", "input_output": {"inputs": ["1\n"], "outputs": []}},
         {"problem_id": 3, "input_output": {"inputs": ["1\n"], "outputs": ["1\n"]}},
-        {"problem_id": 4, "question": "ok too", "input_output": json.dumps({"inputs": ["2\n"], "outputs": ["2\n"]})},
+        {
+            "problem_id": 4,
+            "question": "ok too",
+            "input_output": json.dumps({"inputs": ["2\n"], "outputs": ["2\n"]}),
+        },
     ]
     source = tmp_path / "rows.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in rows) + "{not json\n")
@@ -159,7 +171,12 @@ def test_compressed_private_tests_refuse_pickled_objects(tmp_path: Path) -> None
             return (print, ("pwned",))
 
     payload = base64.b64encode(zlib.compress(pickle.dumps(Boom()))).decode()
-    row = {"question_id": "x", "question_content": "q", "public_test_cases": "[]", "private_test_cases": payload}
+    row = {
+        "question_id": "x",
+        "question_content": "q",
+        "public_test_cases": "[]",
+        "private_test_cases": payload,
+    }
     source = tmp_path / "lcb.jsonl"
     source.write_text(json.dumps(row) + "\n")
     count, problems = import_dataset(source, "livecodebench", tmp_path / "pack")
@@ -191,7 +208,13 @@ def test_broken_program_task_is_the_tasks_fault() -> None:
 
 @pytest.mark.parametrize(
     ("expected", "got", "ok"),
-    [([1], 1, True), ([[1, 2]], (1, 2), True), (True, 1, False), (1, True, False), ({"a": 1}, {"a": 1}, True)],
+    [
+        ([1], 1, True),
+        ([[1, 2]], (1, 2), True),
+        (True, 1, False),
+        (1, True, False),
+        ({"a": 1}, {"a": 1}, True),
+    ],
 )
 def test_call_based_values_compare_as_data(expected: object, got: object, ok: bool) -> None:
     spec = parse_spec({"program": {"call": "f", "tests": [{"args": [], "output": expected}]}})

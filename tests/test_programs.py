@@ -219,3 +219,18 @@ def test_broken_program_task_is_the_tasks_fault() -> None:
 def test_call_based_values_compare_as_data(expected: object, got: object, ok: bool) -> None:
     spec = parse_spec({"program": {"call": "f", "tests": [{"args": [], "output": expected}]}})
     assert value_matches(spec, expected, got) is ok
+
+
+def test_generated_stdin_catches_a_program_that_only_fits_the_visible_tests() -> None:
+    program = {
+        "tests": [{"input": "3 4\n", "output": "7\n"}],
+        "reference": "a, b = map(int, input().split())\nprint(a + b)\n",
+        "generator": "def generate(rng):\n    return f'{rng.randint(-99, 99)} {rng.randint(-99, 99)}\\n'\n",
+        "generated_tests": 12,
+    }
+    task = Task(id="gen/add", prompt="Print a + b.", hidden={"program": program})
+    with make_grader(StaticPack("gen", [task]), types=False) as grader:
+        honest, fitted = grader.grade_many(
+            ["gen/add", "gen/add"], ["a, b = map(int, input().split())\nprint(b + a)\n", "print(7)\n"]
+        )
+    assert honest.passed and not fitted.passed and "test 2 of 13" in fitted.feedback

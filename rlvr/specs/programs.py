@@ -11,6 +11,8 @@ hidden = {
         "memory_mb": 512,
         "partial_credit": false,     # the tests score is the fraction passed (the gate stays all)
         "reference": "...",          # optional: a reference program, for perf
+        "generator": "def generate(rng): ...",  # optional, with a reference: random stdin text from a
+        "generated_tests": 20,       #   random.Random; the reference's outputs become extra tests
     }
 }
 """
@@ -47,6 +49,8 @@ class ProgramSpec:
     memory_mb: int = DEFAULT_MEMORY_MB
     partial_credit: bool = False
     reference: str | None = None
+    generator: str | None = None
+    generated_tests: int = 0
 
 
 def is_program_task(hidden: dict[str, Any]) -> bool:
@@ -66,6 +70,8 @@ def parse_spec(hidden: dict[str, Any]) -> ProgramSpec:
         "memory_mb",
         "partial_credit",
         "reference",
+        "generator",
+        "generated_tests",
     }
     if unknown:
         raise ProgramSpecError(f"unknown program field(s): {', '.join(sorted(unknown))}")
@@ -102,6 +108,15 @@ def parse_spec(hidden: dict[str, Any]) -> ProgramSpec:
     reference = raw.get("reference")
     if reference is not None and not isinstance(reference, str):
         raise ProgramSpecError("`reference` must be program source")
+    generator = raw.get("generator")
+    generated = raw.get("generated_tests", 20 if generator else 0)
+    if generator is not None:
+        if not isinstance(generator, str) or reference is None or call is not None:
+            raise ProgramSpecError(
+                "`generator` (source defining generate(rng)) needs a stdin task with a `reference`"
+            )
+        if not isinstance(generated, int) or not 1 <= generated <= 1000:
+            raise ProgramSpecError("`generated_tests` must be an integer in [1, 1000]")
     return ProgramSpec(
         tests=tuple(parsed),
         call=call,
@@ -112,6 +127,8 @@ def parse_spec(hidden: dict[str, Any]) -> ProgramSpec:
         memory_mb=memory_mb,
         partial_credit=bool(raw.get("partial_credit", False)),
         reference=reference,
+        generator=generator,
+        generated_tests=generated if generator else 0,
     )
 
 

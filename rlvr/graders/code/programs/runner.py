@@ -10,9 +10,11 @@ spread over the other layers for that task.
 
 from __future__ import annotations
 
+import random
 import time
+import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rlvr.core.types import Component, Task, Verdict
@@ -24,7 +26,7 @@ from rlvr.graders.code.syntax import analyze
 from rlvr.graders.code.typecheck.checker import TypeChecker
 from rlvr.graders.compose import CODE_GATES, gated_reward, normalized_weights
 from rlvr.sandbox.pool import ExecResult, Job
-from rlvr.specs.programs import ProgramSpec, ProgramSpecError, parse_spec
+from rlvr.specs.programs import ProgramSpec, ProgramSpecError, ProgramTest, parse_spec
 
 CHUNK_INPUT_BYTES = 4 << 20
 CHUNK_OUTPUT_BYTES = 8 << 20
@@ -92,6 +94,7 @@ class ProgramTasks:
         self.weights = weights
         self._judges: dict[str, JudgeFn] = {}
         self._reference_counts: dict[str, list[int | None] | None] = {}
+        self._generated: dict[str, tuple[ProgramTest, ...]] = {}
 
     def grade(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
         verdicts: list[Verdict | None] = [None] * len(tasks)
@@ -99,7 +102,7 @@ class ProgramTasks:
         syntax_seconds: dict[int, float] = {}
         for index, (task, completion) in enumerate(zip(tasks, completions, strict=True)):
             try:
-                spec = parse_spec(task.hidden)
+                spec = self._with_generated_tests(task, parse_spec(task.hidden))
                 if spec.judge is not None and task.id not in self._judges:
                     self._judges[task.id] = load_judge(spec.judge)
             except ProgramSpecError as exc:
@@ -140,6 +143,47 @@ class ProgramTasks:
             v if v is not None else Verdict.failure("", "internal: ungraded", fault="grader")
             for v in verdicts
         ]
+
+    # ------------------------------------------------------------------ generated tests
+    def _with_generated_tests(self, task: Task, spec: ProgramSpec) -> ProgramSpec:
+        """Differential tests: the pack's generator draws stdin texts (seeded by the task id) and the
+        reference program's outputs, run in the sandbox like any program, become extra hidden
+        tests. Inputs on which the reference fails are dropped. Computed once per task."""
+        if spec.generator is None or spec.reference is None:
+            return spec
+        extra = self._generated.get(task.id)
+        if extra is None:
+            extra = self._generate(task, spec)
+            self._generated[task.id] = extra
+        return replace(spec, tests=spec.tests + extra)
+
+    def _generate(self, task: Task, spec: ProgramSpec) -> tuple[ProgramTest, ...]:
+        namespace: dict[str, Any] = {"__name__": "rlvr_generator"}
+        try:
+            exec(compile(spec.generator or "", "<generator>", "exec"), namespace)
+            generate = namespace["generate"]
+            rng = random.Random(zlib.crc32(task.id.encode()))
+            inputs = [str(generate(rng)) for _ in range(spec.generated_tests)]
+        except Exception as exc:
+            raise ProgramSpecError(f"generator failed: {type(exc).__name__}: {exc}") from exc
+        probe = replace(spec, tests=tuple(ProgramTest(i, " " * 65536) for i in inputs), call=None)
+        result = self.sandbox.run_many(
+            [self._job(probe, spec.reference or "", range(len(inputs)), trace=False)]
+        )[0]
+        if result.status != "ok":
+            raise ProgramSpecError(f"the reference did not run on the generated inputs ({result.status})")
+        tests = []
+        for stdin, outcome in zip(inputs, result.outcomes, strict=False):
+            value = outcome.value if outcome is not None and outcome.ok else None
+            if (
+                isinstance(value, list)
+                and len(value) == 5
+                and value[1] == 0
+                and value[2] is None
+                and not value[4]
+            ):
+                tests.append(ProgramTest(stdin, value[0]))
+        return tuple(tests)
 
     # ------------------------------------------------------------------ tests
     def _job(self, spec: ProgramSpec, program: str, tests: range, trace: bool = True) -> Job:

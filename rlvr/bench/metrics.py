@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from rlvr.bench.inspect import flag_rates
 from rlvr.bench.passk import mean_pass_at_k, pass_at_k
 
 
@@ -124,6 +125,7 @@ def pack_metrics(records: list[dict[str, Any]], ks: list[int]) -> dict[str, Any]
             bool(r["hallucinated_imports"]) for r in generated if r.get("hallucinated_imports") is not None
         ),
         "timeout_rate": _rate(bool(r.get("timeout")) for r in records),
+        "exploit_flag_rates": flag_rates(records),
         "timeouts": sum(1 for r in records if r.get("timeout")),
         "generation_errors": len(records) - len(generated),
         "grading_errors": sum(1 for r in generated if r.get("error")),

@@ -85,3 +85,17 @@ def test_a_directory_without_samples_is_a_clear_error(
 ) -> None:
     assert main(["inspect", str(tmp_path)]) == 2
     assert "holds no samples.jsonl" in capsys.readouterr().err
+
+
+def test_hacking_gap_is_visible_minus_hidden_over_tasks_that_show_examples() -> None:
+    from rlvr.bench.metrics import hacking_gap
+
+    records = [
+        {"visible_passed": True, "passed": True},
+        {"visible_passed": True, "passed": False},
+        {"visible_passed": True, "passed": False},
+        {"visible_passed": False, "passed": False},
+        {"visible_passed": None, "passed": True},
+    ]
+    assert hacking_gap(records) == 0.5
+    assert hacking_gap([{"visible_passed": None, "passed": True}]) is None

@@ -1,4 +1,4 @@
-"""Throughput of `rlvr bench`'s own machinery, as ratios measured in one run (DESIGN section 7).
+"""Throughput of `rlvr bench`'s own machinery, as ratios measured in one run.
 
 1. hf policy: batched generation (--batch-size 8) vs one prompt at a time, same tiny GPT-2 built
    locally from a config, same prompts and token budget: samples per second and the ratio.

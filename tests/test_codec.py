@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rlvr.sandbox import codec
+from rlvr.core import codec
 
 plain = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(),
@@ -39,7 +39,7 @@ def test_round_trip_keeps_exact_types(value):
 @given(plain)
 def test_zygote_copy_of_codec_agrees(value):
     zygote: dict = {"__name__": "zygote_under_test"}
-    source = (Path(codec.__file__).parent / "zygote.py").read_text()
+    source = (Path(codec.__file__).parents[1] / "sandbox" / "zygote.py").read_text()
     exec(compile(source, "zygote.py", "exec"), zygote)
     wire = codec.to_wire(value)
     assert zygote["to_wire"](value) == wire

@@ -12,9 +12,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import rlvr  # noqa: F401  (registers the rlvr/ envs)
-from rlvr.envs.families import register_family_envs
-
-register_family_envs()
 
 ENV_IDS = ["rlvr/Math-v0", "rlvr/Tool-v0", "rlvr/SQL-v0", "rlvr/Proof-v0"]
 # Each env gets random Unicode plus near-miss inputs shaped like its own format.

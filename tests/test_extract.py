@@ -1,4 +1,4 @@
-from rlvr.graders.extract import build_program, last_fenced_block
+from rlvr.graders.code.extract import build_program, last_fenced_block
 
 PROMPT = '''import math
 

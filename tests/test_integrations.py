@@ -7,13 +7,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from rlvr.core.pack import StaticPack
+from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.integrations import verl
 from rlvr.integrations.batcher import BatcherClosedError, MicroBatcher
 from rlvr.integrations.completions import CompletionFormatError, completion_text
 from rlvr.integrations.trl import make_reward_func
-from rlvr.task_packs.base import StaticPack
-from rlvr.types import Component, Task, Verdict
 
 SUBSET = [f"HumanEval/{i}" for i in range(0, 160, 8)]  # 20 tasks across the pack
 
@@ -89,7 +89,7 @@ class _ErrorGrader(Grader):
     """Flags every item as a grading failure, like a sandbox fault would."""
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
-        return [Verdict.failure(t.id, "sandbox failure: simulated", gates=["tests"]) for t in tasks]
+        return [Verdict.failure(t.id, "sandbox failure: simulated", fault="sandbox") for t in tasks]
 
 
 def test_trl_reward_reports_grading_errors_per_on_error():

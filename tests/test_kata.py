@@ -7,13 +7,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rlvr.core.pack import UnknownTaskError
+from rlvr.core.types import Task
 from rlvr.graders.base import make_grader
-from rlvr.graders.property_stateful import DRIVER_ENTRY
-from rlvr.task_packs.base import UnknownTaskError
+from rlvr.graders.code.validation import validate_tasks
+from rlvr.specs.methods import DRIVER_ENTRY
 from rlvr.task_packs.kata import DIFFICULTIES, FAMILIES, KataPack, build_task, parse_task_id
-from rlvr.task_packs.kata.validate import validate_tasks
 from rlvr.task_packs.registry import BUILTIN_PACKS, load_pack
-from rlvr.types import Task
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rlvr.graders.math_equiv import Tolerance, equivalent, math_verify_equal, normalise, shape_of
+from rlvr.graders.math.equiv import Tolerance, equivalent, math_verify_equal, normalise, shape_of
 
 PAIRS = [
     json.loads(line)

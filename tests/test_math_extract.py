@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr.graders.math_extract import extract_answer, extract_answer_with_source, last_boxed, oversized_number
+from rlvr.graders.math.extract import extract_answer, extract_answer_with_source, last_boxed, oversized_number
 
 
 @pytest.mark.parametrize(

@@ -13,15 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rlvr  # noqa: F401
-from rlvr.envs.families import register_family_envs
+from rlvr.core.pack import StaticPack
+from rlvr.core.types import Task
 from rlvr.graders.base import make_grader
-from rlvr.graders.math import MathGrader
-from rlvr.task_packs.base import StaticPack
+from rlvr.graders.math.grader import MathGrader
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.registry import load_pack
-from rlvr.types import Task
 
-register_family_envs()
 EXAMPLE = Path(__file__).parents[1] / "examples" / "packs" / "math-basics"
 
 

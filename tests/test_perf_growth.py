@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rlvr.graders.base import make_grader
-from rlvr.graders.perf import ASYMPTOTIC_PENALTY_CAP, PerfPlan, growth_exponent, perf_score
+from rlvr.graders.code.perf import ASYMPTOTIC_PENALTY_CAP, PerfPlan, growth_exponent, perf_score
 from rlvr.task_packs.kata import KataPack
 
 SIZES = (16, 32, 64, 128, 256)

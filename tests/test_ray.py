@@ -14,12 +14,12 @@ import pytest
 pytest.importorskip("ray")
 psutil = pytest.importorskip("psutil")
 
+from rlvr.core.pack import StaticPack  # noqa: E402
+from rlvr.core.types import Task, Verdict  # noqa: E402
 from rlvr.executors import make_executor_grader  # noqa: E402
 from rlvr.executors.ray_cluster import connect  # noqa: E402
 from rlvr.executors.ray_grader import WORKER_LOST_FLAG, RayGrader  # noqa: E402
 from rlvr.graders.base import Grader  # noqa: E402
-from rlvr.task_packs.base import StaticPack  # noqa: E402
-from rlvr.types import Task, Verdict  # noqa: E402
 
 SUBSET = [f"HumanEval/{i}" for i in range(0, 160, 8)]
 

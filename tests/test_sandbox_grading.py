@@ -10,8 +10,8 @@ import pytest
 from adversarial.corpus import HostProbe, load_cases
 from adversarial.docker_support import require_docker
 
+from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader, make_grader
-from rlvr.types import Verdict
 
 TASK_ID = "HumanEval/53"
 HONEST = "def add(x: int, y: int) -> int:\n    return x + y\n"

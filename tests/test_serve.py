@@ -25,10 +25,10 @@ text_string_to_metric_families = pytest.importorskip(
     "prometheus_client.parser"
 ).text_string_to_metric_families
 
+from rlvr.core.pack import StaticPack  # noqa: E402
+from rlvr.core.types import Task, Verdict  # noqa: E402
 from rlvr.graders.base import Grader  # noqa: E402
 from rlvr.integrations.openrlhf import ServerLimits, create_app  # noqa: E402
-from rlvr.task_packs.base import StaticPack  # noqa: E402
-from rlvr.types import Task, Verdict  # noqa: E402
 
 SUBSET = [f"HumanEval/{i}" for i in range(0, 160, 8)]
 TEMPLATE = "<|user|>\n{prompt}<|assistant|>\n"

@@ -18,13 +18,13 @@ pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
 prometheus_parser = pytest.importorskip("prometheus_client.parser")
 
+from rlvr.core.pack import StaticPack  # noqa: E402
+from rlvr.core.types import Task, Verdict  # noqa: E402
 from rlvr.graders.base import Grader  # noqa: E402
 from rlvr.integrations.batcher import MicroBatcher, QueueFull, RequestTooLarge  # noqa: E402
 from rlvr.integrations.grader_state import concurrent_batches  # noqa: E402
 from rlvr.integrations.openrlhf import ServerLimits, create_app  # noqa: E402
 from rlvr.integrations.throughput import ThroughputMeter  # noqa: E402
-from rlvr.task_packs.base import StaticPack  # noqa: E402
-from rlvr.types import Task, Verdict  # noqa: E402
 
 PACK = StaticPack("toy", [Task(id=f"t{i}", prompt="p") for i in range(20)])
 
@@ -46,7 +46,7 @@ class GatedGrader(Grader):
         out = []
         for task, completion in zip(tasks, completions, strict=True):
             if completion == "ERROR":
-                out.append(Verdict.failure(task.id, "machinery fault", gates=["grader"]))
+                out.append(Verdict.failure(task.id, "machinery fault", fault="grader"))
             elif completion == "TIMEOUT":
                 out.append(Verdict(task.id, reward=0.0, flags=["timeout"]))
             else:

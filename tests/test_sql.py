@@ -10,15 +10,13 @@ import gymnasium as gym
 import pytest
 
 import rlvr  # noqa: F401
-from rlvr.envs.families import register_family_envs
-from rlvr.graders.sql import SQLGrader, extract_sql
-from rlvr.graders.sql_exec import SQLRunError, build_database, run_query, run_trusted, split_statements
-from rlvr.task_packs.base import StaticPack
+from rlvr.core.pack import StaticPack
+from rlvr.core.types import Task
+from rlvr.graders.sql.execute import SQLRunError, build_database, run_query, run_trusted, split_statements
+from rlvr.graders.sql.grader import SQLGrader, extract_sql
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.registry import load_pack
-from rlvr.types import Task
 
-register_family_envs()
 EXAMPLE = Path(__file__).parents[1] / "examples" / "packs" / "sql-library"
 SCHEMA = "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score INTEGER);"
 ROWS = {"t": [[1, "a", 5], [2, "b", 9], [3, "c", 1], [4, "d", 7]]}

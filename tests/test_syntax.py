@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr.graders.syntax import (
+from rlvr.graders.code.syntax import (
     MAX_SOURCE_CHARS,
     Comment,
     SyntaxReport,

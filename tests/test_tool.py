@@ -12,17 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rlvr  # noqa: F401
-from rlvr.envs.families import register_family_envs
-from rlvr.graders.tool import ToolGrader, split_transcript
-from rlvr.graders.tool_calls import parse_turn
-from rlvr.graders.tool_episode import ToolEpisode, subset_matches
-from rlvr.graders.tool_worlds import WORLDS
+from rlvr.core.types import Task
+from rlvr.graders.tool.calls import parse_turn
+from rlvr.graders.tool.episode import ToolEpisode, subset_matches
+from rlvr.graders.tool.grader import ToolGrader, split_transcript
+from rlvr.specs.tool_worlds import WORLDS
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.registry import load_pack
 from rlvr.task_packs.tool_tasks import reference_transcript, turn_text
-from rlvr.types import Task
 
-register_family_envs()
 EXAMPLE = Path(__file__).parents[1] / "examples" / "packs" / "tool-office"
 
 

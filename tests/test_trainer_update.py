@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 import torch
 
+from rlvr.core.types import Task, Verdict
 from rlvr.trainer.config import ModelConfig, TrainConfig
 from rlvr.trainer.grpo import Rollout, policy_update
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.model import ReferencePolicy, add_lora, build_tiny_model, build_tokenizer, disable_dropout
 from rlvr.trainer.rollout import completion_logprobs, generate, sampling_config
-from rlvr.types import Task, Verdict
 
 TEXTS = [f"def f{i}(x: int) -> int:\n    return x + {i}\n" for i in range(30)]
 

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from rlvr.graders import pyright_bundle
-from rlvr.graders.pyright_cli import CliEngine
-from rlvr.graders.pyright_run import RunFailure
-from rlvr.graders.pyright_server import ServerEngine
-from rlvr.graders.typecheck import (
+from rlvr.graders.code.typecheck import bundle as pyright_bundle
+from rlvr.graders.code.typecheck.checker import (
     PyrightBundle,
     TypeChecker,
     TypeCheckerUnavailable,
     TypeReport,
     type_score,
 )
+from rlvr.graders.code.typecheck.cli import CliEngine
+from rlvr.graders.code.typecheck.run import RunFailure
+from rlvr.graders.code.typecheck.server import ServerEngine
 
 CLEAN = "def add(a: int, b: int) -> int:\n    return a + b\n"
 ONE_ERROR = "def name() -> str:\n    return 42\n"

@@ -13,7 +13,7 @@ import importlib.util
 import sys
 from functools import lru_cache
 
-from rlvr.graders.syntax import analyze
+from rlvr.graders.code.syntax import analyze
 
 
 @lru_cache(maxsize=4096)

@@ -7,7 +7,7 @@ from typing import Any
 
 from rlvr.bench.imports import hallucinated_imports
 from rlvr.bench.policies import Generation
-from rlvr.types import Task, Verdict
+from rlvr.core.types import Task, Verdict
 
 # How a grading error reads when the grader itself ran out of time.
 TIMEOUT_ERROR_MARKERS = ("timed out", "timeout")
@@ -19,7 +19,7 @@ def sample_key(pack: str | None, task_id: str, sample: int) -> tuple[str, str, i
 
 def is_timeout(verdict: Verdict) -> bool:
     """The candidate ran out of time (the code grader's timeout fault), or grading timed out."""
-    from rlvr.graders.code import CANDIDATE_FAULTS
+    from rlvr.graders.code.grader import CANDIDATE_FAULTS
 
     if "timeout" in verdict.flags or verdict.feedback.startswith(CANDIDATE_FAULTS["timeout"]):
         return True
@@ -36,7 +36,7 @@ def is_syntax_error(verdict: Verdict) -> bool:
 
 def graded_program(task: Task, completion: str) -> str:
     """The program the code grader runs for this completion (full program, fence or continuation)."""
-    from rlvr.graders.extract import build_program
+    from rlvr.graders.code.extract import build_program
 
     entry_point = str(task.hidden.get("entry_point", ""))
     return build_program(task.prompt, completion, entry_point)
@@ -63,6 +63,7 @@ def base_record(
         "gates": [],
         "error": None,
         "flags": [],
+        "visible_passed": None,
         "timeout": False,
         "syntax_error": None,
         "hallucinated_imports": None,
@@ -84,7 +85,16 @@ def graded_record(
 ) -> dict[str, Any]:
     record = base_record(pack, task, task.id, sample, generation)
     verdict_json = verdict.to_json()
-    for name in ("reward", "passed", "components", "components_max", "gates", "error", "flags"):
+    for name in (
+        "reward",
+        "passed",
+        "components",
+        "components_max",
+        "gates",
+        "error",
+        "flags",
+        "visible_passed",
+    ):
         record[name] = verdict_json[name]
     record["timeout"] = is_timeout(verdict)
     if family == "code" and generation.text is not None:

@@ -19,10 +19,10 @@ from rlvr.bench.policies import Generation, Policy, Request
 from rlvr.bench.records import failed_record, graded_record, sample_key
 from rlvr.bench.report import write_bench_report
 from rlvr.bench.store import BenchError, SampleStore, check_run_identity
+from rlvr.core.pack import TaskPack, UnknownTaskError
+from rlvr.core.types import Task
 from rlvr.graders.base import Grader, make_grader
-from rlvr.task_packs.base import TaskPack, UnknownTaskError
 from rlvr.task_packs.registry import load_pack
-from rlvr.types import Task
 
 PackRef = str | TaskPack
 

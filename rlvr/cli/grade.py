@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import PackError, load_pack
-from rlvr.types import Verdict
 
 
 def add_parser(subparsers: Any) -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.pack import Problem
 from rlvr.task_packs.directory import validate_directory
+from rlvr.task_packs.importers import FORMATS, import_dataset
 from rlvr.task_packs.registry import PackError, available_names, list_packs, load_pack
 
 
@@ -22,9 +26,35 @@ def add_parser(subparsers: Any) -> None:
     show.add_argument("name", help="pack name or directory")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=run_show)
-    validate = sub.add_parser("validate", help="check a pack directory (pack.toml + tasks.jsonl) or a named pack")
+    validate = sub.add_parser(
+        "validate", help="check a pack directory (pack.toml + tasks.jsonl) or a named pack"
+    )
     validate.add_argument("path")
     validate.set_defaults(func=run_validate)
+    importing = sub.add_parser(
+        "import", help="make a pack from a dataset file (APPS/TACO, CodeContests, LiveCodeBench, JSONL)"
+    )
+    importing.add_argument("file", help="a .jsonl, .json or .parquet file")
+    importing.add_argument(
+        "--format", required=True, choices=FORMATS, dest="layout", help="the file's layout"
+    )
+    importing.add_argument("--out", required=True, help="directory to write pack.toml and tasks.jsonl to")
+    importing.add_argument("--name", default=None, help="pack name (default: the --out directory's name)")
+    importing.add_argument("--split", default="train", help="split of rows that name none (default: train)")
+    importing.set_defaults(func=run_import)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Import every good row; report each bad one with file, row and field (exit 1 if any)."""
+    source = Path(args.file)
+    if not source.is_file():
+        print(f"rlvr packs import: no such file: {source}", file=sys.stderr)
+        return 2
+    count, problems = import_dataset(source, args.layout, args.out, name=args.name, split=args.split)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"wrote {count} task(s) to {args.out}" + (f"; {len(problems)} row(s) skipped" if problems else ""))
+    return 1 if problems else 0
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -85,9 +115,14 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def _validate_named_pack(name: str) -> int:
-    """A built-in or plugin pack validates itself when it offers `validate() -> list[problem]`."""
+    """A plugin pack validates itself when it offers `validate() -> list[problem]`; a code pack is
+    checked task by task (hidden spec, reference, oracle and generated hidden tests)."""
     pack = load_pack(name)
-    validate = getattr(pack, "validate", None)
+    validate: Callable[[], list[Problem]] | None = getattr(pack, "validate", None)
+    if validate is None and pack.family == "code":
+        from rlvr.graders.code.validation import validate_code_pack
+
+        validate = functools.partial(validate_code_pack, pack)
     if validate is None:
         print(f"rlvr packs validate: pack {name!r} has no validator; pass a pack directory", file=sys.stderr)
         return 2

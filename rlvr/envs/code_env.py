@@ -12,11 +12,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task, Verdict
 from rlvr.envs.spaces import UnicodeText
-from rlvr.graders.base import Grader, make_grader
-from rlvr.task_packs.base import TaskPack
-from rlvr.task_packs.registry import load_pack
-from rlvr.types import Task, Verdict
+from rlvr.graders.base import Grader, check_options, make_grader
+from rlvr.task_packs.registry import resolve_pack
 
 MAX_TEXT = 1 << 20
 
@@ -39,7 +39,7 @@ class TextTaskEnv(gym.Env[str, str]):
         **grader_options: Any,
     ) -> None:
         super().__init__()
-        self.pack = load_pack(pack) if isinstance(pack, str) else pack
+        self.pack = resolve_pack(pack)
         if self.family and self.pack.family != self.family:
             raise ValueError(
                 f"pack {self.pack.name!r} is a {self.pack.family} pack; this env grades {self.family}"
@@ -53,6 +53,8 @@ class TextTaskEnv(gym.Env[str, str]):
         self._owns_grader = grader is None
         self._grader = grader
         self._grader_options = grader_options
+        if grader is None:
+            check_options(self.pack, **grader_options)  # a misspelled option fails here, not at step()
         self.observation_space = UnicodeText(MAX_TEXT)
         self.action_space = UnicodeText(MAX_TEXT)
         self.task: Task | None = None

@@ -1,20 +1,11 @@
-"""The math, tool, SQL and proof environments: their shared base and Gymnasium registration."""
+"""The shared base of the math, tool, SQL and proof environments."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
-import gymnasium as gym
-
 from rlvr.envs.code_env import TextTaskEnv
-
-FAMILY_ENVS: dict[str, str] = {
-    "rlvr/Math-v0": "rlvr.envs.math_env:MathEnv",
-    "rlvr/Tool-v0": "rlvr.envs.tool_env:ToolEnv",
-    "rlvr/SQL-v0": "rlvr.envs.sql_env:SQLEnv",
-    "rlvr/Proof-v0": "rlvr.envs.proof_env:ProofEnv",
-}
 
 
 class FamilyTextEnv(TextTaskEnv):
@@ -30,9 +21,3 @@ class FamilyTextEnv(TextTaskEnv):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
         return observation, reward, terminated, truncated, copy.deepcopy(info)
-
-
-def register_family_envs() -> None:
-    for env_id, entry_point in FAMILY_ENVS.items():
-        if env_id not in gym.registry:
-            gym.register(id=env_id, entry_point=entry_point)

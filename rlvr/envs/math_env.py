@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlvr.core.pack import TaskPack
 from rlvr.envs.families import FamilyTextEnv
-from rlvr.task_packs.base import TaskPack
 
 
 class MathEnv(FamilyTextEnv):

@@ -126,7 +126,7 @@ register_family_schema("sql", check_sql, _hidden)
 
 
 def check_tool(line: dict[str, Any]) -> Problems:
-    from rlvr.graders.tool_worlds import WORLDS
+    from rlvr.specs.tool_worlds import WORLDS
 
     world = line.get("world")
     if world not in WORLDS:
@@ -160,7 +160,7 @@ def check_tool(line: dict[str, Any]) -> Problems:
             problems.append(
                 (
                     "prompt",
-                    f"does not show tool(s) {missing}; build it with rlvr.graders.tool_episode.tool_prompt",
+                    f"does not show tool(s) {missing}; build it with rlvr.specs.tool_worlds.tool_prompt",
                 )
             )
     if problems or "reference" not in line:
@@ -170,9 +170,9 @@ def check_tool(line: dict[str, Any]) -> Problems:
 
 def _replay_reference(line: dict[str, Any]) -> Problems:
     """A given reference transcript must reach the goal: proof the task is solvable."""
-    from rlvr.graders.tool import split_transcript
-    from rlvr.graders.tool_episode import ToolEpisode
-    from rlvr.types import Task
+    from rlvr.core.types import Task
+    from rlvr.graders.tool.episode import ToolEpisode
+    from rlvr.graders.tool.grader import split_transcript
 
     reference = line["reference"]
     if not isinstance(reference, str):

@@ -11,11 +11,11 @@ from typing import Any
 
 import gymnasium as gym
 
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Verdict
 from rlvr.envs.families import FamilyTextEnv
-from rlvr.graders.tool import ToolGrader
-from rlvr.graders.tool_episode import ToolEpisode
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import Verdict
+from rlvr.graders.tool.episode import ToolEpisode
+from rlvr.graders.tool.grader import ToolGrader
 
 
 class ToolEnv(FamilyTextEnv):

@@ -22,9 +22,9 @@ terminated, instead of silently returning autoreset zeros. Single-turn code task
 one step; multi-turn envs (`max_turns > 1`) keep stepping until every sub-env has terminated.
 
 Async mode. `vectorization_mode="async"` passes observations through shared memory; this module
-registers shared-memory support for `UnicodeText` (a length word plus UTF-32 code points, so any
-string up to the space's `max_length` round-trips, lone surrogates included). `import rlvr`
-imports it, so `gym.make_vec(..., vectorization_mode="async")` works without extra arguments.
+relies on the shared-memory support `rlvr.envs.spaces` registers for `UnicodeText` (a length word
+plus UTF-32 code points, so any string up to the space's `max_length` round-trips, lone surrogates
+included), so `gym.make_vec(..., vectorization_mode="async")` works without extra arguments.
 
 Batched grading (the default). `rlvr/Code-v0` registers `make_batched_vector_env` as its
 `vector_entry_point`, so `gym.make_vec("rlvr/Code-v0", num_envs=G, pack=...)` with no
@@ -40,23 +40,17 @@ each worker process builds its own grader.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any, overload
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
-from rlvr.envs.spaces import UnicodeText
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader
-from rlvr.task_packs.base import TaskPack
-from rlvr.task_packs.registry import load_pack
-from rlvr.types import Verdict
-
-_CODE_POINT = np.dtype("<u4")
+from rlvr.task_packs.registry import resolve_pack
 
 
 class GroupError(RuntimeError):
@@ -219,7 +213,7 @@ def make_batched_vector_env(
     Other keyword arguments reach every sub-env (`split`, `task_id`, `max_turns`, ...)."""
     from rlvr.executors import make_executor_grader
 
-    resolved = load_pack(pack) if isinstance(pack, str) else pack
+    resolved = resolve_pack(pack)
     grader = PrefetchingGrader(
         make_executor_grader(resolved, executor, ray_address, **(grader_options or {}))
     )
@@ -232,68 +226,3 @@ def make_batched_vector_env(
     except Exception:
         grader.close()
         raise
-
-
-# ---------------------------------------------------------------------- async shared memory
-def _slot_size(space: UnicodeText) -> int:
-    return space.max_length + 1  # one length word, then the code points
-
-
-@create_shared_memory.register(UnicodeText)
-def _create_text_memory(space: UnicodeText, n: int = 1, ctx: ModuleType = multiprocessing) -> Any:
-    return ctx.Array("I", n * _slot_size(space))
-
-
-@write_to_shared_memory.register(UnicodeText)
-def _write_text_memory(space: UnicodeText, index: int, value: str, shared_memory: Any) -> None:
-    if not isinstance(value, str) or len(value) > space.max_length:
-        raise ValueError(f"observation is not a str of at most {space.max_length} characters")
-    code_points = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=_CODE_POINT)
-    size = _slot_size(space)
-    destination = np.frombuffer(shared_memory.get_obj(), dtype=_CODE_POINT)
-    destination[index * size] = len(code_points)
-    destination[index * size + 1 : index * size + 1 + len(code_points)] = code_points
-
-
-class SharedTextBatch(Sequence[str]):
-    """A live view of the strings in shared memory. AsyncVectorEnv reads the buffer once, at
-    start-up, and relies on the view reflecting later writes (as numpy views do); a `deepcopy`
-    (what the vector env returns by default, `copy=True`) is a plain tuple snapshot."""
-
-    def __init__(self, slots: np.ndarray) -> None:
-        self._slots = slots
-
-    def __len__(self) -> int:
-        return self._slots.shape[0]
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
-    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        row = self._slots[index]
-        return row[1 : 1 + int(row[0])].tobytes().decode("utf-32-le", "surrogatepass")
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
-        return tuple(self)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (tuple, (tuple(self),))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and tuple(self) == tuple(other)
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"SharedTextBatch({tuple(self)!r})"
-
-
-@read_from_shared_memory.register(UnicodeText)
-def _read_text_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> Any:  # a SharedTextBatch
-    return SharedTextBatch(
-        np.frombuffer(shared_memory.get_obj(), dtype=_CODE_POINT).reshape(n, _slot_size(space))
-    )

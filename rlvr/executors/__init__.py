@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rlvr.core.pack import TaskPack
 from rlvr.graders.base import Grader, make_grader
-from rlvr.task_packs.base import TaskPack
-from rlvr.task_packs.registry import load_pack
+from rlvr.task_packs.registry import resolve_pack
 
 EXECUTORS = ("local", "ray")
 
@@ -33,7 +33,7 @@ def make_executor_grader(
         if ray_address is not None:
             raise ValueError("--ray-address needs --executor ray")
         options.pop("workers", None)
-        return make_grader(load_pack(pack) if isinstance(pack, str) else pack, **options)
+        return make_grader(resolve_pack(pack), **options)
     if executor == "ray":
         from rlvr.executors.ray_grader import RayGrader
 

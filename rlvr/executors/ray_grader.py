@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task, Verdict
 from rlvr.executors.ray_cluster import connect
-from rlvr.graders.base import Grader, make_grader
-from rlvr.task_packs.base import TaskPack
-from rlvr.task_packs.registry import load_pack
-from rlvr.types import Task, Verdict
+from rlvr.graders.base import Grader, check_options, grade_or_fault, make_grader
+from rlvr.task_packs.registry import resolve_pack
 
 GraderFactory = Callable[..., Grader]
 
@@ -45,7 +45,7 @@ class GradingWorker:
     """The body of one Ray actor: builds its grader (and so its sandbox) once, then grades chunks."""
 
     def __init__(self, pack: TaskPack | str, factory: GraderFactory | None, options: dict[str, Any]) -> None:
-        resolved = load_pack(pack) if isinstance(pack, str) else pack
+        resolved = resolve_pack(pack)
         self.grader = (factory or make_grader)(resolved, **options)
 
     def describe(self) -> dict[str, Any]:
@@ -54,11 +54,7 @@ class GradingWorker:
         return {"pid": os.getpid(), "weights": dict(weights) if isinstance(weights, dict) else None}
 
     def grade(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
-        try:
-            return self.grader.grade_many(task_ids, completions)
-        except Exception as exc:  # the grader promises not to raise; if it does, flag the chunk
-            message = f"grader fault on Ray worker: {_first_line(exc)}"
-            return [Verdict.failure(task_id, message, gates=["grader"]) for task_id in task_ids]
+        return grade_or_fault(self.grader, task_ids, completions)
 
     def close(self) -> None:
         self.grader.close()
@@ -123,8 +119,10 @@ class RayGrader(Grader):
         start_timeout: float = 180.0,
         **options: Any,
     ) -> None:
-        resolved = load_pack(pack) if isinstance(pack, str) else pack
-        super().__init__(resolved, **options)
+        resolved = resolve_pack(pack)
+        super().__init__(resolved)
+        if grader_factory is None:  # the actors' graders take these options: check them here, once
+            self.options = check_options(resolved, **options)
         if workers is not None and workers < 1:
             raise ValueError("workers must be at least 1")
         if max_inflight_per_worker < 1:
@@ -241,7 +239,7 @@ class RayGrader(Grader):
         with self._lock:
             if self._closed:
                 return [
-                    Verdict.failure(task.id, "the Ray grader is closed", gates=["grader"]) for task in tasks
+                    Verdict.failure(task.id, "the Ray grader is closed", fault="grader") for task in tasks
                 ]
             return self._grade_locked(tasks, completions)
 
@@ -255,7 +253,7 @@ class RayGrader(Grader):
 
         def fail(chunk: _Chunk, message: str) -> None:
             for position in chunk.positions:
-                verdict = Verdict.failure(tasks[position].id, message, gates=["grader"])
+                verdict = Verdict.failure(tasks[position].id, message, fault="grader")
                 verdict.flags.append(WORKER_LOST_FLAG)
                 results[position] = verdict
 
@@ -295,7 +293,7 @@ class RayGrader(Grader):
                         results[position] = Verdict.failure(
                             tasks[position].id,
                             f"grader fault on Ray worker: {_first_line(exc)}",
-                            gates=["grader"],
+                            fault="grader",
                         )
                     continue
                 if not isinstance(verdicts, list) or len(verdicts) != len(job.chunk.positions):
@@ -305,7 +303,7 @@ class RayGrader(Grader):
                     results[position] = verdict
             self._replace_overdue(inflight)
         return [
-            v if v is not None else Verdict.failure(tasks[i].id, "internal: ungraded", gates=["grader"])
+            v if v is not None else Verdict.failure(tasks[i].id, "internal: ungraded", fault="grader")
             for i, v in enumerate(results)
         ]
 

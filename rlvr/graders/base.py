@@ -6,11 +6,13 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from rlvr.graders.math_cache import VerdictCache
-from rlvr.task_packs.base import TaskPack, UnknownTaskError
-from rlvr.types import Task, Verdict
+from rlvr.core.pack import TaskPack, UnknownTaskError
+from rlvr.core.types import Task, Verdict
+from rlvr.graders.cache import VerdictCache
+from rlvr.graders.options import GraderOptions
 
-# family -> "module:Class"; the class takes (pack, **options).
+# family -> "module:Class"; the class takes (pack, **options) and checks them against its
+# `options_class`.
 GRADERS: dict[str, str] = {
     "code": "rlvr.graders.code:CodeGrader",
     "math": "rlvr.graders.math:MathGrader",
@@ -23,13 +25,17 @@ GRADERS: dict[str, str] = {
 class Grader:
     """Grades completions for the tasks of one pack. `grade_many` is the batched path shared by the
     envs, `rlvr grade`, the trainer and the integrations; it never raises for bad input and keeps
-    order: every item gets a Verdict, with `error` set where grading was impossible."""
+    order: every item gets a Verdict, with `error` set where grading was impossible.
+
+    Keyword options are resolved once, over the pack's own, into the family's `options_class`
+    (a frozen dataclass): an unknown key or a value of the wrong type raises `OptionsError`."""
 
     family = ""
+    options_class: type[GraderOptions] = GraderOptions
 
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         self.pack = pack
-        self.options = options
+        self.options = self.options_class.resolve(pack, options)
 
     def resolve(self, task_id: str) -> Task | Verdict:
         """The task, or a flagged verdict for an unknown id."""
@@ -63,9 +69,7 @@ class Grader:
                 try:
                     verdict = grade_one(task, completion)
                 except Exception as exc:  # never let one completion break a batch
-                    verdict = Verdict.failure(
-                        task.id, f"grader fault: {type(exc).__name__}: {exc}", gates=["grader"]
-                    )
+                    verdict = grader_fault(task.id, exc)
                 if cache is not None:
                     cache.put(task.id, completion, verdict)
             out.append(verdict)
@@ -101,10 +105,35 @@ class Grader:
         self.close()
 
 
-def make_grader(pack: TaskPack, **options: Any) -> Grader:
-    target = GRADERS.get(pack.family)
+def grader_fault(task_id: str, exc: BaseException) -> Verdict:
+    """The verdict for an item whose grader raised: a fault of the machinery, which trainers drop."""
+    return Verdict.failure(task_id, f"grader fault: {type(exc).__name__}: {exc}", fault="grader")
+
+
+def grade_or_fault(grader: Grader, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+    """`grader.grade_many`, with the one rule for a grader that breaks its promise not to raise (or
+    returns the wrong number of verdicts): every item of the batch gets a `grader` fault verdict."""
+    try:
+        verdicts = grader.grade_many(task_ids, completions)
+        if len(verdicts) != len(task_ids):
+            raise RuntimeError(f"grader returned {len(verdicts)} verdicts for {len(task_ids)} items")
+    except Exception as exc:
+        return [grader_fault(task_id, exc) for task_id in task_ids]
+    return verdicts
+
+
+def grader_class(family: str) -> type[Grader]:
+    target = GRADERS.get(family)
     if target is None:
-        raise ValueError(f"no grader for family {pack.family!r}")
+        raise ValueError(f"no grader for family {family!r}; known families: {', '.join(GRADERS)}")
     module_name, _, class_name = target.partition(":")
-    grader_class = getattr(importlib.import_module(module_name), class_name)
-    return grader_class(pack, **options)
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def check_options(pack: TaskPack, **options: Any) -> GraderOptions:
+    """Resolve `options` for the pack's grader without building it (raises `OptionsError`)."""
+    return grader_class(pack.family).options_class.resolve(pack, options)
+
+
+def make_grader(pack: TaskPack, **options: Any) -> Grader:
+    return grader_class(pack.family)(pack, **options)

@@ -1,4 +1,4 @@
-"""Reward composition with hard gates (DESIGN §4).
+"""Reward composition with hard gates.
 
 Gating invariant: every candidate that fails a hard gate scores strictly below every candidate
 that passes all of them. A passing candidate scores at least the weight share of the gated layers

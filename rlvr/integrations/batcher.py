@@ -28,10 +28,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
-from rlvr.graders.base import Grader
-from rlvr.graders.math_cache import VerdictCache
+from rlvr.core.types import Verdict
+from rlvr.graders.base import Grader, grade_or_fault
+from rlvr.graders.cache import VerdictCache
 from rlvr.integrations.throughput import ThroughputMeter
-from rlvr.types import Verdict
 
 
 class BatcherClosedError(RuntimeError):
@@ -248,13 +248,7 @@ class MicroBatcher:
         keys = [(request.task_ids[position], request.completions[position]) for request, position in batch]
         # with a cache, identical items earn identical verdicts: grade each distinct item once
         unique = list(dict.fromkeys(keys)) if self._cache is not None else keys
-        try:
-            graded = self.grader.grade_many([k[0] for k in unique], [k[1] for k in unique])
-            if len(graded) != len(unique):
-                raise RuntimeError(f"grader returned {len(graded)} verdicts for {len(unique)} items")
-        except Exception as exc:  # the grader promises not to raise; if it does, flag every item
-            message = f"grader fault: {type(exc).__name__}: {exc}"
-            graded = [Verdict.failure(task_id, message, gates=["grader"]) for task_id, _ in unique]
+        graded = grade_or_fault(self.grader, [k[0] for k in unique], [k[1] for k in unique])
         by_key = dict(zip(unique, graded, strict=True)) if self._cache is not None else None
         done: list[_Request] = []
         with self._lock:

@@ -44,13 +44,13 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 from starlette.requests import ClientDisconnect
 
+from rlvr.core.pack import UnknownTaskError
+from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader
 from rlvr.integrations.batcher import MicroBatcher, QueueFull, RequestTooLarge
 from rlvr.integrations.grader_state import concurrent_batches, describe_workers
 from rlvr.integrations.scalars import layer_names, verdict_scalars
 from rlvr.integrations.serve_metrics import ServeMetrics
-from rlvr.task_packs.base import UnknownTaskError
-from rlvr.types import Verdict
 
 DEADLINE_HEADER = "x-deadline-seconds"
 CLIENT_CLOSED_REQUEST = 499  # recorded in metrics only: the client is gone

@@ -9,17 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader
-from rlvr.task_packs.base import TaskPack
-from rlvr.task_packs.registry import load_pack
-from rlvr.types import Verdict
 
 RESERVED_KEYS = ("score", "passed", "grading_error")
-
-
-def resolve_pack(pack: TaskPack | str) -> TaskPack:
-    """A pack object, loading it by name or directory when given a string."""
-    return load_pack(pack) if isinstance(pack, str) else pack
 
 
 def layer_names(grader: Grader, verdicts: Iterable[Verdict] = ()) -> list[str]:

@@ -21,12 +21,12 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rlvr.core.pack import TaskPack, UnknownTaskError
+from rlvr.core.types import Verdict
 from rlvr.executors import make_executor_grader
 from rlvr.graders.base import Grader
 from rlvr.integrations.completions import completion_text
-from rlvr.task_packs.base import TaskPack, UnknownTaskError
-from rlvr.task_packs.registry import load_pack
-from rlvr.types import Verdict
+from rlvr.task_packs.registry import resolve_pack
 
 ON_ERROR_CHOICES = ("nan", "zero", "raise")
 
@@ -130,7 +130,7 @@ def make_reward_func(
     **options)` (pass `executor="ray"` to grade on Ray actors), or is the given `grader`.
     `name` (TRL logs rewards under it) defaults to `rlvr_<pack>`.
     """
-    resolved = load_pack(pack) if isinstance(pack, str) else pack
+    resolved = resolve_pack(pack)
 
     def build() -> Grader:
         if grader is not None:

@@ -23,13 +23,13 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from rlvr.core.pack import TaskPack, UnknownTaskError
+from rlvr.core.types import Verdict
 from rlvr.executors import make_executor_grader
 from rlvr.integrations.batcher import MicroBatcher
 from rlvr.integrations.completions import completion_text
 from rlvr.integrations.scalars import layer_names, verdict_scalars
-from rlvr.task_packs.base import TaskPack, UnknownTaskError
 from rlvr.task_packs.registry import load_pack
-from rlvr.types import Verdict
 
 DATA_SOURCE_PREFIX = "rlvr/"
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlvr.sandbox.codec import CodecError, from_wire, to_wire
+from rlvr.core.codec import CodecError, from_wire, to_wire
 from rlvr.sandbox.protocol import decode_child_stream
 from rlvr.sandbox.view import runtime_view
 

@@ -19,7 +19,7 @@ the next candidate.
 
 The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, done), each
 framed; the token is random per run and unknown to the candidate, so forged messages are recognised.
-Results are {"ok": <wire value>} or {"exc": "TypeName"} (see codec.py). Exit codes decide nothing.
+Results are {"ok": <wire value>} or {"exc": "TypeName"} (see rlvr/core/codec.py). Exit codes decide nothing.
 """
 
 import builtins
@@ -157,7 +157,7 @@ class Refused(PermissionError):
     pass
 
 
-# ---------------------------------------------------------------- plain-data codec (as codec.py)
+# ---------------------------------------------------------------- plain-data codec (as rlvr/core/codec.py)
 def to_wire(value, depth=0):
     """The encoder a child uses (see make_wire_encoder); kept under this name for the codec tests."""
     return make_wire_encoder()[0](value, depth)

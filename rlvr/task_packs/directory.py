@@ -6,24 +6,12 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import FAMILIES, Task
-
-
-@dataclass
-class Problem:
-    file: str
-    line: int | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        where = self.file + (f":{self.line}" if self.line else "")
-        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+from rlvr.core.pack import Problem, TaskPack
+from rlvr.core.types import FAMILIES, Task
+from rlvr.specs.programs import ProgramSpecError, parse_spec
 
 
 class PackValidationError(ValueError):
@@ -56,7 +44,17 @@ def need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
     return []
 
 
+def _check_program(line: dict[str, Any]) -> list[tuple[str, str]]:
+    try:
+        parse_spec({"program": line["program"]})
+    except ProgramSpecError as exc:
+        return [("program", str(exc))]
+    return []
+
+
 def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
+    if "program" in line:  # a whole program on stdin/stdout, or call-based with expected outputs
+        return _check_program(line)
     problems = need_str(line, "entry_point") + need_str(line, "reference")
     tests, check = line.get("tests"), line.get("check")
     if tests is None and check is None:
@@ -79,6 +77,8 @@ def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _hidden_code(line: dict[str, Any]) -> dict[str, Any]:
+    if "program" in line:
+        return {"program": line["program"]}
     return {
         "entry_point": line["entry_point"],
         "reference": line["reference"],

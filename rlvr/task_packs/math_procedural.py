@@ -12,8 +12,8 @@ import random
 from collections.abc import Callable, Iterable
 from fractions import Fraction
 
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import Task
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task
 
 INSTRUCTION = "Give your final answer as \\boxed{...}."
 TASKS_PER_CELL = 4  # per template and difficulty

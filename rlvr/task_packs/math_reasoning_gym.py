@@ -1,6 +1,6 @@
 """`reasoning-gym`: math tasks from the `reasoning-gym` package's procedural generators (optional extra:
 `pip install 'rlvr[reasoning]'`). Answers are scored by each generator's own `score_answer`, run in the
-math grader's sympy worker (rlvr/graders/math_worker.py), never in the grader process. Held-out generators
+math grader's sympy worker (rlvr/graders/sympy_worker.py), never in the grader process. Held-out generators
 form the `test` split.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import Task
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task
 
 SEED = 42
 TASKS_PER_DATASET = 16

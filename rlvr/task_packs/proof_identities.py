@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import Task
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task
 
 TASKS_PER_TEMPLATE = 3
 FORMAT = (

@@ -8,7 +8,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from rlvr.task_packs.base import TaskPack
+from rlvr.core.pack import TaskPack
 
 ENTRY_POINT_GROUP = "rlvr.task_packs"
 
@@ -89,3 +89,8 @@ def list_packs() -> list[dict[str, Any]]:
         except Exception as exc:
             out.append({"name": name, "family": None, "size": 0, "splits": [], "error": str(exc)})
     return out
+
+
+def resolve_pack(pack: TaskPack | str | Path) -> TaskPack:
+    """A pack object as given, or the pack a name or directory path names (`load_pack`)."""
+    return pack if isinstance(pack, TaskPack) else load_pack(pack)

@@ -10,8 +10,8 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import Task
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task
 
 SCHEMA = """CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL);
 CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL, price REAL NOT NULL);

@@ -24,8 +24,8 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import Task
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task
 
 RELATIONS = {"greater than": ">", "less than": "<", "at least": ">=", "at most": "<=", "equal to": "=="}
 ARITHMETIC = {"plus": "+", "minus": "-", "times": "*"}

@@ -12,9 +12,9 @@ import random
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rlvr.graders.tool_episode import DEFAULT_MAX_TURNS, tool_prompt
-from rlvr.task_packs.base import TaskPack
-from rlvr.types import Task
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task
+from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, tool_prompt
 
 TASKS_PER_TEMPLATE = 3
 Spec = dict[str, Any]  # text, world, state, goal, policy, reference (list of turns: list of calls | answer)

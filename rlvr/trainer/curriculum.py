@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr.types import Task
+from rlvr.core.types import Task
 
 
 def group_size_for(difficulty: int, low: int, high: int, group_size: int, group_size_max: int) -> int:

@@ -7,9 +7,9 @@ from typing import Any
 
 import torch
 
+from rlvr.core.types import Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.trainer.rollout import decode, generate
-from rlvr.types import Task, Verdict
 
 
 def _summarise(tasks: list[Task], verdicts: list[Verdict]) -> dict[str, Any]:

@@ -24,9 +24,10 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task, Verdict
 from rlvr.executors import make_executor_grader
-from rlvr.graders.base import Grader
-from rlvr.task_packs.base import TaskPack
+from rlvr.graders.base import Grader, grade_or_fault
 from rlvr.task_packs.registry import load_pack
 from rlvr.trainer import model as models
 from rlvr.trainer.advantages import group_advantages, zero_std_groups
@@ -41,7 +42,6 @@ from rlvr.trainer.metrics import MetricsLog, completion_metrics, verdict_metrics
 from rlvr.trainer.plots import plot_metrics
 from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate
 from rlvr.trainer.sft import supervised_warm_start
-from rlvr.types import Task, Verdict
 
 
 @dataclass(frozen=True)
@@ -148,13 +148,7 @@ def policy_from(base: Any, config: TrainConfig, checkpoint: Path | None) -> Any:
 def grade_unique(grader: Grader, task_ids: list[str], texts: list[str]) -> list[Verdict]:
     """Grade each distinct (task, completion) once: graders are deterministic, groups repeat."""
     keys = list(dict.fromkeys(zip(task_ids, texts, strict=True)))
-    try:
-        verdicts = grader.grade_many([k[0] for k in keys], [k[1] for k in keys])
-    except Exception as exc:  # graders must not raise; if one does, the step goes on without signal
-        verdicts = [
-            Verdict.failure(k[0], f"grader raised {type(exc).__name__}: {exc}", gates=["grader"])
-            for k in keys
-        ]
+    verdicts = grade_or_fault(grader, [k[0] for k in keys], [k[1] for k in keys])
     graded = dict(zip(keys, verdicts, strict=True))
     return [graded[key] for key in zip(task_ids, texts, strict=True)]
 
@@ -258,7 +252,7 @@ def grading_disrupted(verdict: Verdict) -> bool:
     """Grading itself failed (sandbox fault, grader fault, unpreparable task): the reward says nothing
     about the completion. An input error (e.g. an empty completion) is the policy's own doing and
     keeps its reward of 0."""
-    return verdict.error is not None and "input" not in verdict.gates
+    return verdict.disrupted
 
 
 def drop_disrupted(rollout: Rollout) -> Rollout:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rlvr.types import Verdict
+from rlvr.core.types import Verdict
 
 
 def distinct_n(token_rows: Sequence[Sequence[int]], n: int) -> float:

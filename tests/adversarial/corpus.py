@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import rlvr
-from rlvr.sandbox.codec import same_shape
+from rlvr.core.codec import same_shape
 from rlvr.sandbox.pool import ExecResult, Job
 
 CASES_DIR = Path(__file__).parent / "cases"

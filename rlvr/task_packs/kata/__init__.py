@@ -20,17 +20,16 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
-from rlvr.graders.property_stateful import driver_spec, operation_sequences
-from rlvr.sandbox.codec import CodecError, dumps
-from rlvr.task_packs.base import TaskPack, UnknownTaskError
-from rlvr.task_packs.directory import Problem
+from rlvr.core.codec import CodecError, dumps
+from rlvr.core.pack import TaskPack, UnknownTaskError
+from rlvr.core.types import Task
+from rlvr.specs.methods import driver_spec, operation_sequences
 from rlvr.task_packs.kata import classes as _classes  # noqa: F401 (each module registers its families)
 from rlvr.task_packs.kata import numbers as _numbers  # noqa: F401
 from rlvr.task_packs.kata import sequences as _sequences  # noqa: F401
 from rlvr.task_packs.kata import structures as _structures  # noqa: F401
 from rlvr.task_packs.kata import text as _text  # noqa: F401
 from rlvr.task_packs.kata.base import FAMILIES, ClassVariant, Family, Variant
-from rlvr.types import Task
 
 DIFFICULTIES = (1, 2, 3, 4, 5)
 DEFAULT_SEEDS = 1
@@ -222,12 +221,6 @@ class KataPack(TaskPack):
 
     def splits(self) -> list[str]:
         return sorted({f.split for f in FAMILIES.values()})
-
-    def validate(self) -> list[Problem]:
-        """`rlvr packs validate kata`: every default task builds, and its oracle and hidden tests too."""
-        from rlvr.task_packs.kata.validate import validate_pack
-
-        return validate_pack(self)
 
     def info(self) -> dict[str, Any]:
         return {

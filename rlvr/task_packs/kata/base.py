@@ -4,7 +4,7 @@ A `Variant` is everything one generated function task needs: the signature and d
 policy sees, the reference source (trusted), a sampler of valid inputs, a growth-input maker for
 the perf layer, and optionally a relation (for tasks with several correct answers).
 A `ClassVariant` is the same for stateful-class tasks, whose hidden calls are method sequences
-generated with hypothesis stateful testing (see rlvr.graders.property_stateful).
+generated with hypothesis stateful testing (see rlvr.graders.code.properties.stateful).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from rlvr.graders.property_stateful import MethodRule
+from rlvr.specs.methods import MethodRule
 
 Sampler = Callable[[random.Random], tuple[Any, ...]]
 GrowthInput = Callable[[int, random.Random], tuple[Any, ...]]
@@ -33,7 +33,7 @@ class Variant:
     sample: Sampler  # one valid input (argument tuple)
     growth: GrowthInput | None = None  # an input of size n for the perf layer
     sizes: tuple[int, ...] = DEFAULT_SIZES
-    relation: str | None = None  # a name in rlvr.graders.property_preconditions.RELATIONS
+    relation: str | None = None  # a name in rlvr.graders.code.properties.preconditions.RELATIONS
     edge_cases: tuple[tuple[Any, ...], ...] = ()  # boundary inputs always tested
     imports: str = ""  # lines placed above the signature in the prompt and reference
 

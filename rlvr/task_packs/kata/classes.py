@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from rlvr.graders.property_stateful import MethodRule
+from rlvr.specs.methods import MethodRule
 from rlvr.task_packs.kata.base import ClassVariant, family
 
 SMALL = st.integers(-9, 9)

@@ -1,0 +1,119 @@
+"""Proof grader: a step-by-step derivation (one step a line) checked step by step with sympy.
+
+Task hidden spec: `goal` (`left RELATION right`, e.g. `a^2 + b^2 >= 2ab`) and optional `assumptions`
+(symbol -> real | positive | nonnegative; key `*` sets the default, which is real). The completion is the
+chain itself, or the last fenced block of it (see rlvr/graders/proof/check.py for the format).
+
+Components (each a fraction of 1): `outcome` (the chain proves the goal; a hard gate) and `process` (the
+fraction of lines that hold, reported beside it). Default weights outcome 1.0, process 0.0; with a process weight w the reward is
+`(1 - w) * outcome + w * process`, and since a proved goal needs every line valid, every failing
+derivation still scores below every passing one.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Component, Task, Verdict
+from rlvr.graders.base import Grader
+from rlvr.graders.cache import VerdictCache
+from rlvr.graders.compose import normalized_weights
+from rlvr.graders.math.extract import MATH_CHARACTERS
+from rlvr.graders.sympy_worker import SympyWorker, WorkerCrash, WorkerTimeout
+
+DEFAULT_WEIGHTS = {"outcome": 1.0, "process": 0.0}
+DEFAULT_TIMEOUT = 20.0
+MAX_COMPLETION_CHARS = 40_000
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+
+
+def extract_derivation(completion: str) -> str:
+    blocks = _FENCE.findall(completion)
+    return blocks[-1] if blocks else completion
+
+
+class ProofGrader(Grader):
+    family = "proof"
+
+    def __init__(self, pack: TaskPack, **options: Any) -> None:
+        super().__init__(pack, **options)
+        # the outcome is the gated layer; the process score is a soft component beside it
+        self.weights = normalized_weights(self.options.weights, DEFAULT_WEIGHTS, ("outcome",))
+        self.timeout = float(self.options.timeout or DEFAULT_TIMEOUT)
+        self._worker = SympyWorker()
+        self._cache = VerdictCache()
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        return self.grade_each(tasks, completions, self._grade_one, self._cache)
+
+    def _grade_one(self, task: Task, completion: str) -> Verdict:
+        started = time.perf_counter()
+        goal = task.hidden.get("goal")
+        if not isinstance(goal, str):
+            return Verdict.failure(task.id, "task has no goal", fault="task")
+        if len(completion) > MAX_COMPLETION_CHARS:
+            return self._verdict(task.id, None, "derivation too long", started)
+        derivation = extract_derivation(completion)
+        for number, line in enumerate(derivation.splitlines(), start=1):
+            strange = set(line.split("#", 1)[0]) - MATH_CHARACTERS - {"\r"}
+            if strange:
+                shown = ", ".join(repr(c) for c in sorted(strange)[:3])
+                return self._verdict(
+                    task.id, None, f"line {number} has characters that are not math ({shown})", started
+                )
+        request = {
+            "op": "proof",
+            "goal": goal,
+            "text": derivation,
+            "assumptions": task.hidden.get("assumptions"),
+        }
+        try:
+            reply = self._worker.call(request, self.timeout)
+        except WorkerTimeout:
+            return self._verdict(
+                task.id, None, "", started, error=f"proof check timed out after {self.timeout:g}s"
+            )
+        except WorkerCrash as exc:
+            return self._verdict(task.id, None, "", started, error=f"proof check failed: {exc}")
+        if not reply.get("ok"):
+            return self._verdict(task.id, None, "", started, error=f"proof check raised {reply.get('error')}")
+        return self._verdict(task.id, reply, reply.get("problem", ""), started)
+
+    def _verdict(
+        self,
+        task_id: str,
+        report: dict[str, Any] | None,
+        problem: str,
+        started: float,
+        error: str | None = None,
+    ) -> Verdict:
+        steps = (report or {}).get("steps") or []
+        process = sum(bool(s.get("valid")) for s in steps) / len(steps) if steps else 0.0
+        proved = bool((report or {}).get("proved"))
+        w_outcome, w_process = self.weights["outcome"], self.weights["process"]
+        bad = [s for s in steps if not s.get("valid")]
+        feedback = "Proved." if proved else (problem or "not proved").capitalize() + "."
+        if bad:
+            feedback += f" First failing line: {bad[0]['line']} ({bad[0]['why']})."
+        return Verdict(
+            task_id=task_id,
+            reward=w_outcome * proved + w_process * process,
+            passed=proved,
+            components={
+                "outcome": Component(float(proved), 1.0, f"weight {w_outcome:g}"),
+                "process": Component(
+                    process, 1.0, f"{len(steps) - len(bad)}/{len(steps)} lines hold; weight {w_process:g}"
+                ),
+            },
+            gates=[] if proved else ["outcome"],
+            feedback=feedback,
+            timings={"grade": time.perf_counter() - started},
+            error=error,
+            flags=["timeout"] if error and "timed out" in error else [],
+        )
+
+    def close(self) -> None:
+        self._worker.close()

@@ -1,0 +1,71 @@
+"""Tool grader: replays a whole tool-use transcript against a fresh simulated world and grades the episode.
+
+`rlvr grade` and the trainer hand over one completion per task: the agent's turns as a JSON list of assistant
+messages (`[{"role": "assistant", "tool_calls": [...]}, ..., {"final_answer": "..."}]`) or one assistant
+message a line; anything else is taken as a single turn. The worlds are deterministic, so a replay sees
+exactly the tool results the agent saw live in `rlvr/Tool-v0`. See rlvr/graders/tool/episode.py for the
+reward.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Task, Verdict
+from rlvr.graders.base import Grader
+from rlvr.graders.compose import normalized_weights
+from rlvr.graders.tool.episode import DEFAULT_WEIGHTS, ToolEpisode
+
+_TURN_KEYS = ("role", "final_answer", "tool_calls")
+
+
+def _is_turn(value: Any) -> bool:
+    return isinstance(value, dict) and any(key in value for key in _TURN_KEYS) and "function" not in value
+
+
+def split_transcript(completion: str) -> list[str]:
+    """The agent's turns, each as the text the env would have received."""
+    try:
+        whole = json.loads(completion)
+    except (ValueError, RecursionError):
+        whole = None
+    if isinstance(whole, list) and whole and all(_is_turn(item) for item in whole):
+        return [json.dumps(item) for item in whole]
+    lines = [line for line in completion.splitlines() if line.strip()]
+    if len(lines) > 1:
+        try:
+            parsed = [json.loads(line) for line in lines]
+        except (ValueError, RecursionError):
+            parsed = []
+        if parsed and all(_is_turn(item) for item in parsed):
+            return lines
+    return [completion]
+
+
+class ToolGrader(Grader):
+    family = "tool"
+
+    def __init__(self, pack: TaskPack, **options: Any) -> None:
+        super().__init__(pack, **options)
+        self.weights = normalized_weights(self.options.weights, DEFAULT_WEIGHTS, ("goal",))
+
+    def new_episode(self, task: Task) -> ToolEpisode:
+        return ToolEpisode(task, self.weights)
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        return self.grade_each(tasks, completions, self._replay)
+
+    def _replay(self, task: Task, completion: str) -> Verdict:
+        try:
+            episode = self.new_episode(task)
+        except Exception as exc:
+            return Verdict.failure(
+                task.id, f"task could not be set up: {type(exc).__name__}: {exc}", fault="task"
+            )
+        for turn in split_transcript(completion):
+            if episode.done:
+                break
+            episode.act(turn)
+        return episode.verdict()

@@ -1,0 +1,262 @@
+"""Simulated worlds for tool-use tasks: a file system, a ledger, a calendar and an inventory.
+
+A world is plain data (`state`, JSON-like) plus typed tool methods. `@tool` marks a method as a tool, says
+whether it reads or writes and which resource it touches (for permission policies), and the method's type
+hints and docstring become the OpenAI function-calling JSON schema. Tools raise `ToolError` for a bad
+request (missing file, insufficient funds); the episode turns that into an error observation.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class ToolError(Exception):
+    """A tool refused a request; the message is shown to the agent."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    kind: str  # "read" | "write"
+    resources: tuple[str, ...]  # argument names whose values are the resources touched
+    method: Callable[..., Any]
+    schema: dict[str, Any]
+
+
+def tool(kind: str, *resources: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def mark(method: Callable[..., Any]) -> Callable[..., Any]:
+        method.__tool__ = (kind, resources)  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+def _schema(name: str, method: Callable[..., Any]) -> dict[str, Any]:
+    hints = get_type_hints(method)
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for parameter in list(inspect.signature(method).parameters.values())[1:]:
+        properties[parameter.name] = {"type": _JSON_TYPES[hints[parameter.name]]}
+        if parameter.default is inspect.Parameter.empty:
+            required.append(parameter.name)
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": inspect.getdoc(method) or "",
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+class World:
+    """Base class: subclasses define `name`, `initial_state()` and @tool methods."""
+
+    name = ""
+
+    def __init__(self, state: dict[str, Any] | None = None) -> None:
+        self.state = copy.deepcopy(state) if state is not None else self.initial_state()
+
+    def initial_state(self) -> dict[str, Any]:
+        return {}
+
+    @classmethod
+    def tools(cls) -> dict[str, ToolSpec]:
+        found = {}
+        for attribute in dir(cls):
+            method = getattr(cls, attribute)
+            marker = getattr(method, "__tool__", None)
+            if marker:
+                found[attribute] = ToolSpec(
+                    attribute, marker[0], marker[1], method, _schema(attribute, method)
+                )
+        return found
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        return self.tools()[name].method(self, **arguments)
+
+
+class FileSystem(World):
+    name = "files"
+
+    def initial_state(self) -> dict[str, Any]:
+        return {"files": {}}
+
+    def _files(self) -> dict[str, str]:
+        return self.state["files"]
+
+    @tool("read", "directory")
+    def list_files(self, directory: str) -> list[str]:
+        """List the paths of all files under a directory (e.g. "/docs")."""
+        prefix = directory.rstrip("/") + "/"
+        return sorted(p for p in self._files() if p.startswith(prefix))
+
+    @tool("read", "path")
+    def read_file(self, path: str) -> str:
+        """Return the content of a file."""
+        if path not in self._files():
+            raise ToolError(f"no such file: {path}")
+        return self._files()[path]
+
+    @tool("write", "path")
+    def write_file(self, path: str, content: str) -> str:
+        """Create or overwrite a file with the given content."""
+        if not path.startswith("/") or len(content) > 100_000:
+            raise ToolError("path must be absolute and content at most 100000 characters")
+        self._files()[path] = content
+        return "ok"
+
+    @tool("write", "path")
+    def delete_file(self, path: str) -> str:
+        """Delete a file."""
+        if self._files().pop(path, None) is None:
+            raise ToolError(f"no such file: {path}")
+        return "ok"
+
+    @tool("write", "source", "target")
+    def move_file(self, source: str, target: str) -> str:
+        """Move (rename) a file; fails if the target exists."""
+        if source not in self._files():
+            raise ToolError(f"no such file: {source}")
+        if target in self._files():
+            raise ToolError(f"target exists: {target}")
+        self._files()[target] = self._files().pop(source)
+        return "ok"
+
+
+class Ledger(World):
+    name = "ledger"
+
+    def initial_state(self) -> dict[str, Any]:
+        return {"accounts": {}, "transfers": []}
+
+    def _account(self, name: str) -> int:
+        if name not in self.state["accounts"]:
+            raise ToolError(f"no such account: {name}")
+        return self.state["accounts"][name]
+
+    @tool("read")
+    def list_accounts(self) -> list[str]:
+        """List the account names."""
+        return sorted(self.state["accounts"])
+
+    @tool("read", "account")
+    def get_balance(self, account: str) -> int:
+        """Return an account's balance in cents."""
+        return self._account(account)
+
+    @tool("write", "source", "target")
+    def transfer(self, source: str, target: str, amount: int) -> str:
+        """Move `amount` cents from one account to another; fails if the source has too little."""
+        if amount <= 0:
+            raise ToolError("amount must be a positive number of cents")
+        if self._account(source) < amount:
+            raise ToolError(f"insufficient funds in {source}")
+        self._account(target)
+        self.state["accounts"][source] -= amount
+        self.state["accounts"][target] += amount
+        self.state["transfers"].append([source, target, amount])
+        return "ok"
+
+
+class Calendar(World):
+    name = "calendar"
+
+    def initial_state(self) -> dict[str, Any]:
+        return {"events": []}
+
+    @tool("read", "day")
+    def list_events(self, day: str) -> list[dict[str, Any]]:
+        """List the events on a day ("YYYY-MM-DD"), with id, title and start/end hours."""
+        return [e for e in self.state["events"] if e["day"] == day]
+
+    @tool("write", "day")
+    def create_event(self, title: str, day: str, start: int, end: int) -> int:
+        """Create an event from hour `start` to hour `end` (0-24) on a day; fails if it overlaps another. Returns its id."""
+        if not 0 <= start < end <= 24:
+            raise ToolError("need 0 <= start < end <= 24")
+        for event in self.state["events"]:
+            if event["day"] == day and start < event["end"] and event["start"] < end:
+                raise ToolError(f"overlaps event {event['id']} ({event['title']})")
+        new_id = 1 + max((e["id"] for e in self.state["events"]), default=0)
+        self.state["events"].append({"id": new_id, "title": title, "day": day, "start": start, "end": end})
+        return new_id
+
+    @tool("write", "event_id")
+    def delete_event(self, event_id: int) -> str:
+        """Delete an event by id."""
+        before = len(self.state["events"])
+        self.state["events"] = [e for e in self.state["events"] if e["id"] != event_id]
+        if len(self.state["events"]) == before:
+            raise ToolError(f"no such event: {event_id}")
+        return "ok"
+
+
+class Inventory(World):
+    name = "inventory"
+
+    def initial_state(self) -> dict[str, Any]:
+        return {"items": {}}
+
+    def _item(self, sku: str) -> dict[str, Any]:
+        if sku not in self.state["items"]:
+            raise ToolError(f"no such item: {sku}")
+        return self.state["items"][sku]
+
+    @tool("read")
+    def list_items(self) -> list[dict[str, Any]]:
+        """List every item with its sku, name, quantity and price."""
+        return [{"sku": sku, **item} for sku, item in sorted(self.state["items"].items())]
+
+    @tool("read", "sku")
+    def check_stock(self, sku: str) -> int:
+        """Return the quantity in stock of an item."""
+        return self._item(sku)["qty"]
+
+    @tool("write", "sku")
+    def adjust_stock(self, sku: str, delta: int) -> int:
+        """Add `delta` (may be negative) to an item's quantity; returns the new quantity."""
+        item = self._item(sku)
+        if item["qty"] + delta < 0:
+            raise ToolError("stock cannot go below zero")
+        item["qty"] += delta
+        return item["qty"]
+
+    @tool("write", "sku")
+    def set_price(self, sku: str, price: float) -> str:
+        """Set an item's price."""
+        if price < 0:
+            raise ToolError("price must be non-negative")
+        self._item(sku)["price"] = price
+        return "ok"
+
+
+WORLDS: dict[str, type[World]] = {w.name: w for w in (FileSystem, Ledger, Calendar, Inventory)}
+
+
+DEFAULT_MAX_TURNS = 8
+
+
+def tool_prompt(task_text: str, world: str, max_turns: int) -> str:
+    """The text an agent sees: the task, the tools as OpenAI function schemas, and the reply format."""
+    tools = [spec.schema for spec in WORLDS[world].tools().values()]
+    return (
+        f"{task_text}\n\nTools (OpenAI function-calling schemas):\n{json.dumps(tools, indent=1)}\n\n"
+        "Each turn, reply with JSON only: either tool calls, e.g. "
+        '{"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "...", "arguments": "{...}"}}]}, '
+        'or your final answer: {"final_answer": "..."}. '
+        f"You have at most {max_turns} turns."
+    )

@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from rlvr.cli.isolation import apply_require_isolation
+
+    apply_require_isolation(args)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

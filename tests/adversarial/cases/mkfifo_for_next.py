@@ -20,9 +20,9 @@ def add(x, y):
     for module in (os, _posix()):
         for directory in ("/tmp", ".", "/dev/shm", "/var/tmp"):
             for name, call in (
-                ("mkfifo", lambda p: module.mkfifo(p)),
-                ("mknod", lambda p: module.mknod(p, 0o600 | stat.S_IFIFO)),
-                ("mknod_sock", lambda p: module.mknod(p, 0o600 | stat.S_IFSOCK)),
+                ("mkfifo", lambda p, m=module: m.mkfifo(p)),
+                ("mknod", lambda p, m=module: m.mknod(p, 0o600 | stat.S_IFIFO)),
+                ("mknod_sock", lambda p, m=module: m.mknod(p, 0o600 | stat.S_IFSOCK)),
             ):
                 try:
                     call(os.path.join(directory, "rlvr-adversarial-__TOKEN__-" + name))

@@ -160,3 +160,26 @@ def test_next_candidate_is_unaffected_docker(probe: HostProbe) -> None:
     with make_sandbox("docker", 1) as pool:
         for case in CASES:
             check_after(pool, probe, case, alone)
+
+
+def test_a_dirty_scratch_ends_the_zygote(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The backstop behind the syscall filter: with the filter and the audit hook both switched off,
+    a candidate can leave a file in /tmp — and the zygote then exits after answering, so the pool
+    starts a fresh one and the next candidate still finds /tmp empty."""
+    import rlvr.sandbox.pool as pool_module
+
+    weakened = pool_module.ZYGOTE_SOURCE.replace(
+        "    install_audit_hook()\n    source, entry", "    source, entry"
+    )
+    assert weakened != pool_module.ZYGOTE_SOURCE
+    monkeypatch.setattr(pool_module, "ZYGOTE_SOURCE", weakened)
+    monkeypatch.setattr(pool_module, "syscall_filter_hex", lambda: None)
+    litter = "def f():\n    open('/tmp/left-behind', 'w').close()\n    return 1\n"
+    look = "import os\ndef f():\n    return sorted(os.listdir('/tmp'))\n"
+    with namespaced_sandbox(1) as pool:
+        assert pool.flags == ["no-syscall-filter"]
+        first = pool.run(Job(litter, "f", [()], timeout=10))
+        assert first.status == "ok" and first.outcomes[0] is not None and first.outcomes[0].value == 1
+        after = pool.run(Job(look, "f", [()], timeout=10))
+        assert after.outcomes[0] is not None and after.outcomes[0].value == []
+        assert pool.workers[0].restarts == 1

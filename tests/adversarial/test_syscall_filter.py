@@ -96,3 +96,66 @@ def test_tables_match_libseccomp(arch: Arch) -> None:
         else:
             assert resolved == number, (name, number, resolved)
     assert len(unknown) <= 3, unknown
+
+
+# The kernel layer on its own: a zygote with the audit hook and the removal of os functions switched
+# off (as if a candidate had found a way around both) still cannot write, make nodes or reach its
+# zygote, in every backend.
+UNGUARDED_ATTEMPTS = """
+import os
+
+
+def attempts():
+    out = {}
+    for name, call in {
+        "mkfifo": lambda: os.mkfifo("fifo-" + str(os.getpid())),
+        "mknod_tmp": lambda: os.mknod("/tmp/node"),
+        "open_write": lambda: open("/tmp/written", "w"),
+        "mkdir": lambda: os.mkdir("/tmp/dir"),
+        "renice_zygote": lambda: os.setpriority(os.PRIO_PROCESS, os.getppid(), 19),
+        "pin_zygote": lambda: os.sched_setaffinity(os.getppid(), {0}),
+        "idle_zygote": lambda: os.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0)),
+        "pidfd": lambda: os.pidfd_open(os.getppid()),
+        "memfd": lambda: os.memfd_create("x"),
+    }.items():
+        try:
+            call()
+            out[name] = "allowed"
+        except OSError as exc:
+            out[name] = exc.errno
+    return out
+"""
+
+
+def unguarded_zygote(source: str) -> str:
+    weakened = source.replace("    install_audit_hook()\n    source, entry", "    source, entry")
+    weakened = weakened.replace("for name in POSIX_REMOVED:", "for name in ():")
+    assert weakened.count("install_audit_hook()") == 0 and weakened != source
+    return weakened
+
+
+@pytest.mark.parametrize("backend", ["namespaces", "degraded", "docker"])
+def test_kernel_layer_holds_without_the_audit_hook(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from adversarial.isolation import namespaced_sandbox
+
+    import rlvr.sandbox.docker_backend as docker_backend
+    import rlvr.sandbox.pool as pool_module
+    from rlvr.sandbox import Job, LocalSandbox, make_sandbox
+
+    if backend == "docker":
+        from adversarial.docker_support import require_docker
+
+        require_docker("runc")
+        monkeypatch.setattr(docker_backend, "ZYGOTE_SOURCE", unguarded_zygote(docker_backend.ZYGOTE_SOURCE))
+        pool = make_sandbox("docker", 1)
+    else:
+        monkeypatch.setattr(pool_module, "ZYGOTE_SOURCE", unguarded_zygote(pool_module.ZYGOTE_SOURCE))
+        pool = namespaced_sandbox(1) if backend == "namespaces" else LocalSandbox(1, isolation="none")
+    with pool:
+        result = pool.run(Job(UNGUARDED_ATTEMPTS, "attempts", [()], timeout=20))
+    assert result.status == "ok" and result.outcomes[0] is not None and result.outcomes[0].ok, result
+    outcome = result.outcomes[0].value
+    assert isinstance(outcome, dict)
+    assert set(outcome.values()) == {errno.EPERM}, outcome

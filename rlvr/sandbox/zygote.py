@@ -17,6 +17,15 @@ the forked child parses the job; only the trusted side parses the output. So the
 source, no arguments and no results (a reference solution's outputs are hidden data) when it forks
 the next candidate.
 
+Every candidate starts from the same state. The launcher installed the sandbox's syscall filter
+before exec'ing this zygote (see syscall_filter.py): no process under it can write to the file
+system or address another process, so a candidate cannot leave a file, FIFO or node for the next one,
+nor renice, pin, limit or signal this zygote whose state every fork inherits. After each candidate
+the zygote also checks that its scratch directory (the sandbox's /tmp, or the degraded mode's
+private directory) is still empty, and exits after answering if it is not (the pool starts a fresh
+one). The zygote never imports ctypes: a candidate could reach it through object.__subclasses__().
+Counted operations (`trace`) cover every frame run on the candidate's behalf, whatever its globals.
+
 The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, done), each
 framed; the token is random per run and unknown to the candidate, so forged messages are recognised.
 Results are {"ok": <wire value>} or {"exc": "TypeName"} (see rlvr/core/codec.py). Exit codes decide nothing.

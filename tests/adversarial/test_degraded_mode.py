@@ -163,7 +163,8 @@ def test_cli_flag_sets_the_requirement(command: str, monkeypatch: pytest.MonkeyP
         "train": ["train"],
         "serve": ["serve", "--pack", "p"],
     }[command]
-    monkeypatch.delenv(REQUIRE_ISOLATION_ENV, raising=False)
+    monkeypatch.setenv(REQUIRE_ISOLATION_ENV, "")  # so that teardown restores the variable's absence
+    monkeypatch.delenv(REQUIRE_ISOLATION_ENV)
     parser = build_parser()
     plain = parser.parse_args(argv)
     apply_require_isolation(plain)

@@ -126,3 +126,47 @@ def test_a_builtin_call_still_costs_one_event(pool: LocalSandbox) -> None:
     source = "def pairs(n):\n    return sum(i * j for i in range(n) for j in range(n))\n"
     quadratic = counts(pool, source)
     assert quadratic[2] > 3 * quadratic[1]
+
+
+BRUTE_FORCE = """
+def max_subarray(values: list[int]) -> int:
+    best = 0
+    for i in range(len(values)):
+        total = 0
+        for j in range(i, len(values)):
+            total += values[j]
+            if total > best:
+                best = total
+    return best
+"""
+
+BRUTE_FORCE_THROUGH_EXEC = f"""
+def max_subarray(values: list[int]) -> int:
+    scope: dict = {{}}
+    exec({BRUTE_FORCE!r}, scope)
+    return scope["max_subarray"](values)
+"""
+
+
+def test_exec_wrapped_quadratic_code_loses_perf_credit_through_the_grader() -> None:
+    """End to end on a task with a growth plan: O(n^2) code scores the same perf (≤ the asymptotic
+    cap) whether it is written plainly or run through exec under its own globals."""
+    from rlvr.graders.base import make_grader
+    from rlvr.graders.code.perf import ASYMPTOTIC_PENALTY_CAP
+    from rlvr.task_packs.kata import KataPack
+
+    task_id = "kata/max_subarray/3/0"
+    pack = KataPack()
+    grader = make_grader(pack, types=False, jobs=1)
+    try:
+        reference = pack.get(task_id).hidden["reference"]
+        honest, plain, wrapped = grader.grade_many(
+            [task_id] * 3, [reference, BRUTE_FORCE, BRUTE_FORCE_THROUGH_EXEC]
+        )
+    finally:
+        grader.close()
+    assert honest.passed and plain.passed and wrapped.passed
+    assert honest.components["perf"].score == 1.0
+    assert plain.components["perf"].score <= ASYMPTOTIC_PENALTY_CAP
+    assert wrapped.components["perf"].score <= ASYMPTOTIC_PENALTY_CAP, wrapped.components["perf"].detail
+    assert "asymptotically worse" in wrapped.components["perf"].detail

@@ -111,6 +111,7 @@ def check_zygote_survives_corpus(pool: WorkerPool, probe: HostProbe, zygote: int
         if zygote is not None:
             assert scheduling(zygote) == before, f"{case.name} changed the zygote's scheduling or limits"
     assert [worker.restarts for worker in pool.workers] == [0], "a candidate made the zygote fail"
+    assert probe.written_files() == []  # and no case left a file on the host, in any mode
 
 
 @pytest.mark.parametrize("mode", sorted(POOLS))

@@ -413,7 +413,7 @@ class LocalSandbox(WorkerPool):
             raise ValueError(f"isolation must be auto, namespaces or none, not {requested!r}")
         required = isolation_required(require_isolation)
         if required and requested == "none":
-            raise ValueError(
+            raise SandboxUnavailable(
                 "isolation 'none' (RLVR_SANDBOX_ISOLATION=none) contradicts require_isolation "
                 f"(--require-isolation / {REQUIRE_ISOLATION_ENV}=1); drop one of them"
             )

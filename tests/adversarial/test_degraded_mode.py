@@ -127,10 +127,10 @@ def test_the_vandal_succeeds_without_a_sandbox(host: tuple[Path, Path]) -> None:
 
 
 def test_require_isolation_refuses_the_degraded_mode(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ValueError, match="contradicts require_isolation"):
+    with pytest.raises(SandboxUnavailable, match="contradicts require_isolation"):
         LocalSandbox(1, isolation="none", require_isolation=True)
     monkeypatch.setenv(REQUIRE_ISOLATION_ENV, "1")
-    with pytest.raises(ValueError, match="contradicts require_isolation"):
+    with pytest.raises(SandboxUnavailable, match="contradicts require_isolation"):
         LocalSandbox(1, isolation="none")
     monkeypatch.setattr(ProcessWorker, "command", _failing_namespaces(ProcessWorker.command))
     with pytest.raises(SandboxUnavailable):

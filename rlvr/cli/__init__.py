@@ -41,8 +41,15 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from rlvr.cli.isolation import apply_require_isolation
+    from rlvr.sandbox import SandboxUnavailable
+
+    apply_require_isolation(args)
     try:
         return int(args.func(args) or 0)
+    except SandboxUnavailable as exc:
+        print(f"rlvr {args.command}: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

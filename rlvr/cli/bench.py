@@ -10,6 +10,7 @@ from typing import Any
 from rlvr.bench.policies import PolicyError, Settings, make_policy
 from rlvr.bench.report import flat_summary
 from rlvr.bench.store import BenchError
+from rlvr.cli.isolation import add_require_isolation
 from rlvr.executors import add_executor_arguments, grader_from_args
 from rlvr.task_packs.registry import PackError
 
@@ -54,6 +55,7 @@ def _add_bench(subparsers: Any) -> None:
     grading = parser.add_argument_group("grading")
     grading.add_argument("--jobs", type=int, help="grading workers (default: one per core)")
     grading.add_argument("--sandbox", choices=("local", "docker"), default="local")
+    add_require_isolation(grading)
     add_executor_arguments(parser)
     options = parser.add_argument_group("policy options")
     options.add_argument("--batch-size", type=int, help="hf: prompts per generate call (default 8)")

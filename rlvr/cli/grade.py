@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rlvr.cli.isolation import add_require_isolation
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import PackError, load_pack
@@ -28,6 +29,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--ray-address", default=None, help="Ray cluster address (with --executor ray)")
     parser.add_argument("--batch-size", type=int, default=512, help="lines graded per batch")
     parser.add_argument("--no-types", action="store_true", help="skip the type layer (its weight becomes 0)")
+    add_require_isolation(parser)
     parser.set_defaults(func=run)
 
 

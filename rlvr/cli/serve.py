@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rlvr.cli.isolation import add_require_isolation
 from rlvr.executors import add_executor_arguments, grader_from_args
 from rlvr.task_packs.registry import PackError, load_pack
 
@@ -59,6 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         "--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"]
     )
     add_executor_arguments(parser)
+    add_require_isolation(parser)
     parser.set_defaults(func=run)
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rlvr.cli.isolation import add_require_isolation
 from rlvr.trainer.config import ConfigError, TrainConfig, build_config, from_dict
 
 
@@ -51,6 +52,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--resume", type=Path, metavar="DIR", help="continue an interrupted run from its last checkpoint"
     )
+    add_require_isolation(parser)
     parser.set_defaults(func=run)
 
 

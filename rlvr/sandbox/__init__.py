@@ -28,7 +28,8 @@ def make_sandbox(
     kind: str = "local", workers: int | None = None, runtime: str | None = None, **options: Any
 ) -> WorkerPool:
     """A sandbox pool by name. `runtime` applies to docker only (e.g. "runsc"); `options` go to the
-    backend (local: `isolation`; docker: `image`, `mem_mb`, `cpus`, `pids`)."""
+    backend (local: `isolation`; docker: `image`, `mem_mb`, `cpus`, `pids`; both: `require_isolation`,
+    which refuses to start with less than full isolation — also RLVR_REQUIRE_ISOLATION=1)."""
     if kind == "local":
         if runtime:
             raise ValueError("--runtime applies to the docker sandbox only")

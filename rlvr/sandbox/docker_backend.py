@@ -1,7 +1,9 @@
 """Docker backend: one long-lived container per worker hosting the same zygote protocol.
 
 Each container: no network, read-only root, memory/pids/CPU limits, every capability dropped,
-no-new-privileges, user `nobody`, and only the runtime view (interpreter, its libraries, the standard
+no-new-privileges, user `nobody`, the sandbox's own syscall filter (installed by the launcher in
+`bare` mode before it execs the zygote: no file system writes, no other process addressable), a /tmp
+capped in bytes and inodes, and only the runtime view (interpreter, its libraries, the standard
 library with site-packages hidden) bound read-only. The image is an empty one imported locally when
 none is configured, so no registry is needed. `runtime="runsc"` runs the containers under gVisor.
 
@@ -15,6 +17,7 @@ attach stream closes, the container's stdin closes, the zygote exits and docker 
 from __future__ import annotations
 
 import io
+import json
 import os
 import select
 import socket
@@ -23,7 +26,17 @@ import tarfile
 import time
 from typing import Any
 
-from rlvr.sandbox.pool import ZYGOTE_SOURCE, SandboxUnavailable, WorkerPool, ZygoteWorker
+from rlvr.sandbox.pool import (
+    LAUNCHER_SOURCE,
+    STARTUP_SECONDS,
+    TMP_INODES,
+    ZYGOTE_SOURCE,
+    SandboxUnavailable,
+    WorkerPool,
+    ZygoteWorker,
+    isolation_required,
+    syscall_filter_hex,
+)
 from rlvr.sandbox.view import runtime_view
 
 EMPTY_IMAGE = "rlvr-sandbox-empty:1"
@@ -94,16 +107,21 @@ class DockerWorker(ZygoteWorker):
         self.frame_left = 0
         self.frame_stream = 0
         super().__init__()
-        if runtime:
-            self.flags = [f"runtime:{runtime}"]
 
     def create_container(self) -> str:
         from docker.types import Mount
 
         view = runtime_view()
         mounts = [Mount(b.target, b.source, type="bind", read_only=True) for b in view.binds]
-        tmpfs = {"/tmp": "rw,nosuid,nodev,noexec,size=16m,mode=1777"}
+        tmpfs = {"/tmp": f"rw,nosuid,nodev,noexec,size=16m,nr_inodes={TMP_INODES},mode=1777"}
         tmpfs |= {hidden: "ro,nosuid,nodev,noexec,size=4k,mode=0555" for hidden in view.hidden_dirs}
+        config = {
+            "mode": "bare",
+            "zygote": ZYGOTE_SOURCE,
+            "interpreter": view.interpreter,
+            "scratch": "/tmp",
+            "syscall_filter": syscall_filter_hex(),
+        }
         api = self.client.api
         host_config = api.create_host_config(
             network_mode="none",
@@ -122,7 +140,7 @@ class DockerWorker(ZygoteWorker):
         )
         created = api.create_container(
             self.image,
-            command=[view.interpreter, "-I", "-S", "-B", "-X", "utf8", "-c", ZYGOTE_SOURCE],
+            command=[view.interpreter, "-I", "-S", "-B", "-c", LAUNCHER_SOURCE, json.dumps(config)],
             stdin_open=True,  # with detach=False this also sets StdinOnce: when our attach closes, the
             detach=False,  # zygote's stdin closes, it exits, and docker removes the container
             user="65534:65534",
@@ -148,6 +166,19 @@ class DockerWorker(ZygoteWorker):
         except Exception as exc:  # engine errors come in many types; all mean "no worker"
             self.kill()
             raise SandboxUnavailable(f"could not start a sandbox container: {exc}") from exc
+        try:
+            hello = self.receive_message(time.monotonic() + STARTUP_SECONDS)
+        except (OSError, EOFError, TimeoutError, ValueError) as exc:
+            self.kill()
+            raise SandboxUnavailable(
+                f"sandbox container failed to start: {type(exc).__name__}: {exc}"
+            ) from exc
+        if hello.get("status") != "ready":
+            self.kill()
+            raise SandboxUnavailable(f"sandbox container unavailable: {hello.get('detail', hello)}")
+        self.flags = [str(flag) for flag in hello.get("flags") or []]
+        if self.runtime:
+            self.flags.append(f"runtime:{self.runtime}")
 
     @property
     def pid(self) -> int | None:
@@ -228,13 +259,14 @@ class DockerSandbox(WorkerPool):
         mem_mb: int = 2048,
         cpus: float = 1.0,
         pids: int = 64,
+        require_isolation: bool | None = None,
     ) -> None:
         self.client = docker_client()
         runtime_available(self.client, runtime)
         self.image = ensure_image(self.client, image or os.environ.get("RLVR_SANDBOX_IMAGE"))
         self.runtime = runtime
         self.limits = (mem_mb, cpus, pids)
-        super().__init__(workers)
+        super().__init__(workers, require_isolation=isolation_required(require_isolation))
 
     def make_worker(self) -> ZygoteWorker:
         mem_mb, cpus, pids = self.limits

@@ -1,7 +1,13 @@
-"""Trusted launcher for a namespaced zygote. Never imported: the pool runs its *text* as
+"""Trusted launcher for a zygote. Never imported: the pool runs its *text* as
 `python -I -S -B -c <this source> <config json>`, standard library only.
 
-Order of events (all before any candidate code exists):
+Two modes. `namespaces` (the local sandbox) builds the isolation below. `bare` (the degraded local
+mode, and docker, whose container already is the isolation) only does the last steps: /dev/null
+on fd 2, subreaper + death signal (degraded mode), chdir into the scratch directory, no_new_privs,
+the sandbox's syscall filter (see syscall_filter.py), report, exec. Either way ctypes exists only
+in this process, never in the zygote that forks candidates: exec replaces it.
+
+Order of events in `namespaces` mode (all before any candidate code exists):
  1. stage 1 — a private mount namespace to build in (as host root; or, unprivileged, inside a user
     namespace of our own): a fresh tmpfs root holding only the runtime view's read-only binds (the
     interpreter, its libraries, the standard library with site-packages covered), /dev/null, zero,
@@ -14,7 +20,8 @@ Order of events (all before any candidate code exists):
     killing the launcher kills the whole tree;
  4. the child drops every capability, sets no_new_privs and installs a seccomp filter (libseccomp,
     loaded before the pivot, when present) denying ptrace, mount, bpf, perf_event_open, kexec, module
-    loading, new namespaces, sockets, ...;
+    loading, new namespaces, sockets, ..., then the sandbox's own filter (no file system writes, no
+    other process addressable: the same rules in every mode);
  5. reports {"status": "isolated", "flags": [...]} on stdout and execs the zygote with an empty
     environment.
 
@@ -69,6 +76,9 @@ LOCKED_FLAGS = (
 )
 
 PR_SET_PDEATHSIG = 1
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+PR_SET_CHILD_SUBREAPER = 36
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
@@ -163,6 +173,10 @@ class ArgCompare(ctypes.Structure):
     ]
 
 
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
 class CapHeader(ctypes.Structure):
     _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
 
@@ -248,7 +262,7 @@ def build_root(config):
     """A fresh tmpfs holding only the view's read-only binds, device nodes and a small /tmp; pivot into it."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     root = "/tmp"  # only a mount point inside our private mount namespace; the host's /tmp is untouched
-    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4k,mode=0755")
     for source, target, is_dir in config["binds"]:
         make_mount_point(root + target, is_dir)
         bind_read_only(source, root + target, False)
@@ -258,7 +272,11 @@ def build_root(config):
             bind_read_only(device, root + device, True)
     for hidden in config["hidden"]:
         mount(
-            "tmpfs", root + hidden, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555"
+            "tmpfs",
+            root + hidden,
+            "tmpfs",
+            MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+            "size=4k,nr_inodes=8,mode=0555",
         )
     make_mount_point(root + "/tmp", True)
     mount(
@@ -266,7 +284,7 @@ def build_root(config):
         root + "/tmp",
         "tmpfs",
         MS_NOSUID | MS_NODEV | MS_NOEXEC,
-        f"size={int(config.get('tmp_mb', 16))}m,mode=1777",
+        f"size={int(config.get('tmp_mb', 16))}m,nr_inodes={int(config.get('tmp_inodes', 1024))},mode=1777",
     )
     os.chdir(root)
     number = SYS_PIVOT_ROOT.get(os.uname().machine)
@@ -353,11 +371,63 @@ def install_seccomp(seccomp):
     return []
 
 
+def install_syscall_filter(config):
+    """The sandbox's own filter (built by the trusted side, see syscall_filter.py). Returns the flags
+    to report: [] or ["no-syscall-filter"] where no filter exists for this machine."""
+    program = bytes.fromhex(config["syscall_filter"]) if config.get("syscall_filter") else b""
+    if not program:
+        return ["no-syscall-filter"]
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "syscall filter")
+    return []
+
+
+def writable_devnull_on_stderr():
+    """The filter denies opening files for writing; the zygote's children reuse this fd."""
+    fd = os.open(os.devnull, os.O_WRONLY)
+    if fd != 2:
+        os.dup2(fd, 2)
+        os.close(fd)
+
+
+def exec_zygote(config):
+    interpreter = config["interpreter"]
+    scratch = config.get("scratch") or "/tmp"
+    try:
+        os.execve(
+            interpreter, [interpreter, "-I", "-S", "-B", "-X", "utf8", "-c", config["zygote"], scratch], {}
+        )
+    finally:
+        os._exit(1)
+
+
+def main_bare(config):
+    try:
+        writable_devnull_on_stderr()
+        if config.get("subreaper"):
+            libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the grader
+        if config.get("scratch"):
+            os.chdir(config["scratch"])
+        flags = install_syscall_filter(config)
+    except (SetupError, OSError) as exc:
+        report({"status": "setup_error", "detail": str(exc)})
+        os._exit(1)
+    report({"status": "ready", "flags": flags})
+    exec_zygote(config)
+
+
 def main():
     config = json.loads(sys.argv[1])
+    if config.get("mode") == "bare":
+        main_bare(config)
+        return
     host_root = os.geteuid() == 0
     seccomp = load_libseccomp()
     try:
+        writable_devnull_on_stderr()
         proc_fd = os.open("/proc", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
         enter_private_mounts(proc_fd)
         build_root(config)
@@ -388,16 +458,12 @@ def main():
     try:
         check(libc.sethostname(b"sandbox", 7), "sethostname")
         drop_capabilities()
-        flags = install_seccomp(seccomp)
+        flags = install_seccomp(seccomp) + install_syscall_filter(config)
     except (SetupError, OSError) as exc:
         report({"status": "setup_error", "detail": str(exc)})
         os._exit(1)
-    interpreter = config["interpreter"]
     report({"status": "isolated", "flags": flags})
-    try:
-        os.execve(interpreter, [interpreter, "-I", "-S", "-B", "-X", "utf8", "-c", config["zygote"]], {})
-    finally:
-        os._exit(1)
+    exec_zygote(config)
 
 
 main()

@@ -12,9 +12,11 @@ import logging
 import os
 import queue
 import select
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -25,12 +27,32 @@ from typing import Any
 
 from rlvr.core.codec import CodecError, from_wire, to_wire
 from rlvr.sandbox.protocol import decode_child_stream
+from rlvr.sandbox.syscall_filter import build_program
 from rlvr.sandbox.view import runtime_view
 
 ZYGOTE_SOURCE = (Path(__file__).parent / "zygote.py").read_text()
 LAUNCHER_SOURCE = (Path(__file__).parent / "launcher.py").read_text()
 STARTUP_SECONDS = 20.0
 DEGRADED_FLAG = "degraded:no-namespaces"
+PARTIAL_ISOLATION_FLAGS = frozenset({DEGRADED_FLAG, "no-seccomp", "no-syscall-filter"})
+"""Flags that say a run had less than full isolation; `require_isolation` refuses to start with any."""
+REQUIRE_ISOLATION_ENV = "RLVR_REQUIRE_ISOLATION"
+TMP_INODES = 1024
+"""Inodes of the sandbox's /tmp (tmpfs `size=` caps bytes, not inodes; kernel memory grows per inode)."""
+
+
+def isolation_required(explicit: bool | None = None) -> bool:
+    """`require_isolation` if given, else the RLVR_REQUIRE_ISOLATION environment variable."""
+    if explicit is not None:
+        return explicit
+    return os.environ.get(REQUIRE_ISOLATION_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def syscall_filter_hex() -> str | None:
+    program = build_program()
+    return program.hex() if program else None
+
+
 RESPONSE_MARGIN_SECONDS = 5.0
 MAX_RESPONSE_BYTES = 8 << 20
 
@@ -157,6 +179,11 @@ class ZygoteWorker:
             except (SandboxUnavailable, OSError):
                 pass  # the next request retries; this one is already flagged
             return {"status": "sandbox_error", "detail": f"worker failed: {type(exc).__name__}: {exc}"}
+        if summary.get("recycle"):  # the zygote found its scratch dirty and exited: start a fresh one
+            try:
+                self.restart()
+            except (SandboxUnavailable, OSError):
+                pass  # the next request retries
         if summary.get("status") == "sandbox_error":
             return summary
         status = summary.get("status")
@@ -201,12 +228,22 @@ class ProcessWorker(ZygoteWorker):
             raise ValueError(f"unknown isolation {isolation!r}")
         self.isolation = isolation
         self.process: subprocess.Popen[bytes] | None = None
+        self.scratch: str | None = None
+        """Degraded mode: the private directory that is the zygote's cwd (removed with the worker)."""
         super().__init__()
 
     def command(self) -> list[str]:
+        config: dict[str, Any] = {
+            "zygote": ZYGOTE_SOURCE,
+            "interpreter": sys.executable,
+            "syscall_filter": syscall_filter_hex(),
+            "tmp_inodes": TMP_INODES,
+        }
         if self.isolation == "none":
-            return [sys.executable, "-I", "-S", "-B", "-c", ZYGOTE_SOURCE]
-        config = runtime_view().to_config() | {"zygote": ZYGOTE_SOURCE}
+            self.scratch = tempfile.mkdtemp(prefix="rlvr-sandbox-")
+            config |= {"mode": "bare", "scratch": self.scratch, "subreaper": True}
+        else:
+            config |= runtime_view().to_config() | {"mode": "namespaces", "scratch": "/tmp"}
         return [sys.executable, "-I", "-S", "-B", "-c", LAUNCHER_SOURCE, json.dumps(config)]
 
     def start(self) -> None:
@@ -219,18 +256,19 @@ class ProcessWorker(ZygoteWorker):
             cwd="/",
             close_fds=True,
         )
-        if self.isolation == "none":
-            self.flags = [DEGRADED_FLAG]
-            return
         try:
             hello = self.receive_message(time.monotonic() + STARTUP_SECONDS)
         except (OSError, EOFError, TimeoutError, ValueError) as exc:
             self.kill()
             raise SandboxUnavailable(f"sandbox launcher failed: {type(exc).__name__}: {exc}") from exc
-        if hello.get("status") != "isolated":
+        expected = "ready" if self.isolation == "none" else "isolated"
+        if hello.get("status") != expected:
             self.kill()
-            raise SandboxUnavailable(f"namespace sandbox unavailable: {hello.get('detail', hello)}")
+            what = "sandbox" if self.isolation == "none" else "namespace sandbox"
+            raise SandboxUnavailable(f"{what} unavailable: {hello.get('detail', hello)}")
         self.flags = [str(flag) for flag in hello.get("flags") or []]
+        if self.isolation == "none":
+            self.flags = [DEGRADED_FLAG, *self.flags]
 
     @property
     def pid(self) -> int | None:
@@ -252,6 +290,9 @@ class ProcessWorker(ZygoteWorker):
                     stream.close()
                 except OSError:
                     pass
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     def send_bytes(self, data: bytes) -> None:
         assert self.process is not None and self.process.stdin is not None
@@ -296,12 +337,18 @@ class WorkerPool:
 
     name = "pool"
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, require_isolation: bool = False) -> None:
         self.size = max(1, workers or os.cpu_count() or 1)
         self.workers: list[ZygoteWorker] = []
         try:
             for _ in range(self.size):
                 self.workers.append(self.make_worker())
+            partial = sorted(PARTIAL_ISOLATION_FLAGS.intersection(self.flags))
+            if require_isolation and partial:
+                raise SandboxUnavailable(
+                    f"full isolation was required but this sandbox runs with {', '.join(partial)}; "
+                    f"unset {REQUIRE_ISOLATION_ENV} / drop --require-isolation to accept it"
+                )
         except BaseException:
             for worker in self.workers:
                 worker.kill()
@@ -350,23 +397,34 @@ class WorkerPool:
 
 class LocalSandbox(WorkerPool):
     """Zygotes in Linux namespaces (see launcher.py). `isolation`: "namespaces" refuses to run without
-    them; "auto" (the default) falls back to bare zygotes with a warning and the `degraded:no-namespaces`
-    flag on every result; "none" asks for the degraded mode outright (it is flagged just the same)."""
+    them; "auto" (the default) falls back to bare zygotes with a warning and the
+    `degraded:no-namespaces` flag on every result; "none" asks for the degraded mode outright (it is
+    flagged just the same). Bare zygotes still run under the sandbox's syscall filter (no file system
+    writes, no other process addressable) and the audit hook, in a private scratch directory.
+    `require_isolation` (or RLVR_REQUIRE_ISOLATION=1) refuses anything less than full isolation."""
 
     name = "local"
 
-    def __init__(self, workers: int | None = None, isolation: str | None = None) -> None:
+    def __init__(
+        self, workers: int | None = None, isolation: str | None = None, require_isolation: bool | None = None
+    ) -> None:
         requested = isolation or os.environ.get("RLVR_SANDBOX_ISOLATION") or "auto"
         if requested not in ("auto", "namespaces", "none"):
             raise ValueError(f"isolation must be auto, namespaces or none, not {requested!r}")
+        required = isolation_required(require_isolation)
+        if required and requested == "none":
+            raise SandboxUnavailable(
+                "isolation 'none' (RLVR_SANDBOX_ISOLATION=none) contradicts require_isolation "
+                f"(--require-isolation / {REQUIRE_ISOLATION_ENV}=1); drop one of them"
+            )
         self.isolation = "none" if requested == "none" else "namespaces"
         try:
-            super().__init__(workers)
+            super().__init__(workers, require_isolation=required)
         except SandboxUnavailable as exc:
-            if requested == "namespaces":
+            if requested == "namespaces" or required:
                 raise
             message = f"rlvr sandbox running DEGRADED (no namespace isolation): {exc}"
-            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            warnings.warn(message, RuntimeWarning, stacklevel=2)  # shown once per call site
             logging.getLogger("rlvr.sandbox").warning(message)
             self.isolation = "none"
             super().__init__(workers)

@@ -17,6 +17,15 @@ the forked child parses the job; only the trusted side parses the output. So the
 source, no arguments and no results (a reference solution's outputs are hidden data) when it forks
 the next candidate.
 
+Every candidate starts from the same state. The launcher installed the sandbox's syscall filter
+before exec'ing this zygote (see syscall_filter.py): no process under it can write to the file
+system or address another process, so a candidate cannot leave a file, FIFO or node for the next one,
+nor renice, pin, limit or signal this zygote whose state every fork inherits. After each candidate
+the zygote also checks that its scratch directory (the sandbox's /tmp, or the degraded mode's
+private directory) is still empty, and exits after answering if it is not (the pool starts a fresh
+one). The zygote never imports ctypes: a candidate could reach it through object.__subclasses__().
+Counted operations (`trace`) cover every frame run on the candidate's behalf, whatever its globals.
+
 The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, done), each
 framed; the token is random per run and unknown to the candidate, so forged messages are recognised.
 Results are {"ok": <wire value>} or {"exc": "TypeName"} (see rlvr/core/codec.py). Exit codes decide nothing.
@@ -77,8 +86,14 @@ BLOCKED_MODULES = frozenset(
         "_tracemalloc",
         "fcntl",
         "termios",
+        "_sqlite3",  # these three write files from C, out of the audit hook's sight
+        "_dbm",
+        "_gdbm",
+        "readline",
     }
 )
+# builtin modules whose re-import would restore the functions removed from them below
+NO_REIMPORT = frozenset({"posix", "_signal"})
 BLOCKED_EVENTS = frozenset(
     {
         "os.system",
@@ -133,7 +148,7 @@ BLOCKED_EVENTS = frozenset(
 )
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "__code__"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-POSIX_WRITERS = (
+POSIX_REMOVED = (
     "write",
     "writev",
     "pwrite",
@@ -150,7 +165,17 @@ POSIX_WRITERS = (
     "memfd_create",
     "eventfd",
     "tee",
+    "mkfifo",  # no audit event exists for these: they are removed (and the kernel filter denies them)
+    "mknod",
+    "posix_fallocate",
+    "setpriority",
+    "sched_setaffinity",
+    "sched_setscheduler",
+    "sched_setparam",
+    "pidfd_open",
+    "setpgid",
 )
+SIGNAL_REMOVED = ("pidfd_send_signal",)
 
 
 class Refused(PermissionError):
@@ -210,9 +235,11 @@ def write_message(fd, obj):
 
 # ---------------------------------------------------------------- the child: runs one candidate
 def lock_down(mem_mb, cpu_seconds, keep_fd):
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
+    # fd 2 is /dev/null opened for writing by the launcher; the syscall filter denies opening any
+    # file for writing, so stdout reuses it and stdin is /dev/null read-only
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
     os.closerange(3, keep_fd)
     os.closerange(keep_fd + 1, 65536)
     limits = [
@@ -234,6 +261,7 @@ def lock_down(mem_mb, cpu_seconds, keep_fd):
 def install_audit_hook(
     blocked_events=BLOCKED_EVENTS,
     blocked_modules=BLOCKED_MODULES,
+    no_reimport=NO_REIMPORT,
     frame_attributes=FRAME_ATTRIBUTES,
     stdlib_prefix=STDLIB_DIR + os.sep,
     realpath=os.path.realpath,
@@ -259,7 +287,7 @@ def install_audit_hook(
     def hook(event, args):
         if event in blocked_events:
             raise refused(event)
-        if event == "import" and args[0].partition(".")[0] in blocked_modules:
+        if event == "import" and (args[0].partition(".")[0] in blocked_modules or args[0] in no_reimport):
             raise refused("import " + args[0])
         if event == "object.__getattr__" and args[1] in frame_attributes:
             raise refused("frame access")
@@ -332,6 +360,17 @@ def make_wire_encoder(
     return wire, encode
 
 
+def code_ids(*codes):
+    """ids of these code objects and of every code object nested in them (comprehensions, ...)."""
+    found = set()
+    stack = list(codes)
+    while stack:
+        code = stack.pop()
+        found.add(id(code))
+        stack.extend(c for c in code.co_consts if type(c) is type(code))
+    return frozenset(found)
+
+
 def run_candidate(request, token, wfd):
     """In the forked child. Never returns: ends with os._exit."""
     write, exit_now, pack, length = os.write, os._exit, struct.pack, len
@@ -347,25 +386,35 @@ def run_candidate(request, token, wfd):
     counter = [0]
     namespace = {"__name__": "__candidate__", "__builtins__": builtins}
 
+    uncounted = code_ids(wire.__code__, encode.__code__, send.__code__)
+    code_id = id
+
     def local_trace(frame, event, arg):
         if event == "line":
             counter[0] += 1
         return local_trace
 
     def global_trace(frame, event, arg):
-        if frame.f_globals is namespace:
-            counter[0] += 1
-            return local_trace
-        return None
+        # every frame run on the candidate's behalf counts — its module, code it builds with
+        # exec/eval/compile under any globals, lambdas, generators, comprehensions, class bodies,
+        # the standard library it calls — except the sandbox's own result encoding. Identity, not
+        # equality: a candidate cannot make its code count as ours by compiling the same text.
+        if code_id(frame.f_code) in uncounted:
+            return None
+        counter[0] += 1
+        return local_trace
 
     trace = bool(request.get("trace"))
-    if trace:  # installed once, before the audit hook forbids it; it counts candidate frames only
+    if trace:  # installed once, before the audit hook forbids it
         sys.settrace(global_trace)
     for name in ("settrace", "gettrace", "setprofile", "getprofile", "_getframe", "_current_frames"):
         sys.__dict__.pop(name, None)
-    for name in POSIX_WRITERS:
+    for name in POSIX_REMOVED:
         os.__dict__.pop(name, None)
         sys.modules["posix"].__dict__.pop(name, None)
+    for name in SIGNAL_REMOVED:
+        signal.__dict__.pop(name, None)
+        sys.modules["_signal"].__dict__.pop(name, None)
     for name in list(sys.modules):
         if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
             sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach
@@ -446,15 +495,15 @@ def reap_strays(own_pid):
                 break
 
 
-def become_subreaper():
+def scratch_is_pristine(scratch):
+    """The only writable directory in reach (the sandbox's /tmp, or the degraded mode's private
+    directory) must be empty between candidates. The syscall filter already denies every way to
+    create a file; this check is the backstop: a dirty scratch ends this zygote (the pool starts a
+    fresh one) instead of reaching the next candidate."""
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: die with the grader
-    except Exception:
-        pass
+        return not os.listdir(scratch)
+    except OSError:
+        return False
 
 
 class Buffers:
@@ -563,8 +612,9 @@ def supervise(header, job, job_size):
 
 
 def main():
-    if os.getpid() != 1:  # as pid 1 of its namespace it reaps orphans already and dies with the launcher
-        become_subreaper()
+    # the launcher made us a subreaper (or pid 1 of a namespace), set our death signal, installed the
+    # syscall filter and left /dev/null writable on fd 2; argv[1] is the scratch directory
+    scratch = sys.argv[1] if len(sys.argv) > 1 else "/tmp"
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     import gc
 
@@ -595,12 +645,17 @@ def main():
                 "token": "",
                 "detail": type(exc).__name__ + ": " + str(exc)[:200],
             }
+        pristine = scratch_is_pristine(scratch)
+        if not pristine:
+            summary["recycle"] = True
         output = Buffers.output
         size = min(size, int(header.get("max_output", 1 << 20)))
         write_message(1, summary)
         write_all(1, struct.pack(">I", size))
         write_all(1, memoryview(output)[:size])
         Buffers.wipe(output, size + 1)
+        if not pristine:
+            return
 
 
 if __name__ == "__main__":

@@ -18,8 +18,15 @@ nothing is downloaded at run time. If the bundle is absent, construction fails l
 Imports resolve against typeshed's stdlib only: pyright is pointed at an empty virtualenv instead of
 the grader's site-packages, and "stubs found but no source" (typeshed's third-party stubs) is raised
 to an error, so an import the sandbox cannot satisfy (`import numpy`) costs type credit.
-Constructs that hide running code or imports from pyright (`@no_type_check`, `if not TYPE_CHECKING:`,
-`exec` of a string literal, `__import__("numpy")`; see `syntax.type_check_evasions`) cost one error each.
+Constructs that hide running code or imports from pyright (`@no_type_check`, `TYPE_CHECKING` and other
+static tests, `NoReturn`, `exec`/`eval`/`compile` in any form, `__import__("numpy")`; see `evasions`) cost
+one error each, and so does code pyright finds unreachable (`reportUnreachable`).
+
+Whose failure is it? A source whose own content keeps pyright from judging it - a function with more
+than MAX_SCOPE_COMPLEXITY decision points (pyright's narrowing cost grows steeply with them), or a
+source that still times out or crashes pyright when checked alone while a trivial source checks fine -
+gets a scored 0 with a flag (`limit:types_complexity`, `timeout:types`, `crash:types`), never `error`.
+`error` is left for failures of the machinery (pyright fails on the trivial source too, or is closed).
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Self
 
-from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, neutralize_comments, type_check_evasions
+from rlvr.graders.code.evasions import type_check_evasions
+from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, max_scope_complexity, neutralize_comments
 from rlvr.graders.code.typecheck.bundle import (
     PyrightBundle,
     TypeCheckerUnavailable,
@@ -48,10 +56,16 @@ from rlvr.graders.code.typecheck.report import (
     copy_report,
     diagnostics_report,
     failed_report,
+    limited_report,
     type_score,
 )
 from rlvr.graders.code.typecheck.run import PyrightEngine, RunFailure
 from rlvr.graders.code.typecheck.server import ServerEngine
+
+# pyright's code-flow analysis of one function grows steeply with its branches (a 20 KB isinstance
+# ladder takes it tens of seconds); HumanEval's reference solutions have at most 14.
+MAX_SCOPE_COMPLEXITY = 100
+CANARY_SOURCE = "def canary(x: int) -> int:\n    return x + 1\n"
 
 __all__ = [
     "PyrightBundle",
@@ -98,20 +112,25 @@ class TypeChecker:
     def check(self, source: str) -> TypeReport:
         return self.check_many([source])[0]
 
-    def check_many(self, sources: list[str]) -> list[TypeReport]:
-        """One report per source, in order. Never raises for bad input."""
+    def check_many(self, sources: list[str], allowed: list[frozenset[str]] | None = None) -> list[TypeReport]:
+        """One report per source, in order. Never raises for bad input. `allowed[i]`: evasion kinds
+        not charged for source i (those its task's own reference uses; see `evasions.allowed_kinds`)."""
         if self._closed:
             return [failed_report("type checker is closed") for _ in sources]
         reports: list[TypeReport | None] = [None] * len(sources)
         pending: dict[str, tuple[str, list[int]]] = {}  # key -> (neutralized text, positions)
+        texts: dict[int, str] = {}
         for index, source in enumerate(sources):
-            problem = _unfit(source)
-            if problem is not None:
-                reports[index] = failed_report(problem)
+            if not isinstance(source, str):
+                reports[index] = failed_report(f"source must be str, got {type(source).__name__}")
+                continue
+            limit = _over_limit(source)
+            if limit is not None:
+                reports[index] = limited_report(*limit)
                 continue
             # Line breaks as Python reads them ("\r\n", lone "\r"), so that the comment blanking,
             # pyright and the line numbers in messages all agree on where each line ends.
-            text = neutralize_comments(source.replace("\r\n", "\n").replace("\r", "\n"))
+            text = texts[index] = neutralize_comments(source.replace("\r\n", "\n").replace("\r", "\n"))
             key = hashlib.sha256(text.encode("utf-8")).hexdigest()
             cached = self._cached(key)
             if cached is not None:
@@ -123,11 +142,15 @@ class TypeChecker:
 
         keys = list(pending)
         for key, report in zip(keys, self._check_isolated([pending[k][0] for k in keys]), strict=True):
-            if report.error is None:
-                report = charge_evasions(report, type_check_evasions(pending[key][0]))
+            if report.error is None and report.flag is None:
                 self._remember(key, report)
             for index in pending[key][1]:
                 reports[index] = copy_report(report)
+        for index, text in texts.items():
+            report = reports[index]
+            if report is not None and report.error is None and report.flag is None:
+                kinds = allowed[index] if allowed is not None else frozenset()
+                reports[index] = charge_evasions(report, type_check_evasions(text, kinds))
         return [r if r is not None else failed_report("internal: not checked") for r in reports]
 
     def close(self) -> None:
@@ -175,7 +198,7 @@ class TypeChecker:
         if not isinstance(outcome, RunFailure):
             return outcome
         if len(texts) == 1 or self._closed:
-            return [failed_report(outcome.reason) for _ in texts]
+            return [self._lone_failure(outcome) for _ in texts]
         reports: list[TypeReport | None] = [None] * len(texts)
         for index, diagnostics in outcome.finished.items():
             reports[index] = diagnostics_report(diagnostics)
@@ -186,11 +209,24 @@ class TypeChecker:
                 reports[index] = report
         return [r if r is not None else failed_report("internal: not checked") for r in reports]
 
+    def _lone_failure(self, failure: RunFailure) -> TypeReport:
+        """A source that failed when checked alone: its own fault if pyright then checks a trivial
+        source fine (a scored 0 with a flag), the machinery's if not (an error)."""
+        if self._closed:
+            return failed_report(failure.reason)
+        canary = self._engine.run([CANARY_SOURCE])
+        if isinstance(canary, RunFailure):
+            return failed_report(
+                f"{failure.reason}; pyright also failed on a trivial source: {canary.reason}"
+            )
+        flag = "timeout:types" if failure.timed_out else "crash:types"
+        return limited_report(flag, f"the type checker could not check this code: {failure.reason}")
+
     def _run_pyright(self, texts: list[str]) -> list[TypeReport] | RunFailure:
         outcome = self._engine.run(texts)
         if isinstance(outcome, RunFailure):
             return outcome
-        return [diagnostics_report(items) for items in outcome]
+        return [diagnostics_report(items, text) for items, text in zip(outcome, texts, strict=True)]
 
 
 def _remove_home(home: Path, owner_pid: int) -> None:
@@ -198,13 +234,18 @@ def _remove_home(home: Path, owner_pid: int) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _unfit(source: object) -> str | None:
-    if not isinstance(source, str):
-        return f"source must be str, got {type(source).__name__}"
+def _over_limit(source: str) -> tuple[str, str] | None:
+    """(flag, reason) when the source itself is beyond what the types layer checks."""
     if len(source) > MAX_SOURCE_CHARS:
-        return f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
+        return "limit:types_size", f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
     try:
         source.encode("utf-8")
     except UnicodeEncodeError:
-        return "source is not valid Unicode text (lone surrogate)"
+        return "limit:types_unicode", "source is not valid Unicode text (lone surrogate)"
+    complexity = max_scope_complexity(source)
+    if complexity > MAX_SCOPE_COMPLEXITY:
+        return (
+            "limit:types_complexity",
+            f"a function has {complexity} branch points, above the {MAX_SCOPE_COMPLEXITY} the type checker takes",
+        )
     return None

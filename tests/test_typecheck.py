@@ -456,7 +456,7 @@ def test_a_failure_on_a_trivial_source_too_is_the_machinerys() -> None:
     """When pyright cannot check even the canary, nothing is said about the source: an error."""
     with CountingChecker(engine="server") as checker:
 
-        def broken(texts: list[str]) -> RunFailure:
+        def broken(texts: list[str], timeout: float | None = None) -> RunFailure:
             return RunFailure("pyright-langserver exited unexpectedly")
 
         checker._engine.run = broken  # type: ignore[method-assign]

@@ -222,7 +222,7 @@ class CodeGrader(Grader):
                 ["syntax"],
                 f"syntax error{where}: {syntax.message}",
                 timings,
-                flags=item.flags(),
+                flags=item.flags() + ([syntax.limit] if syntax.limit else []),
             )
         components["syntax"] = Component(1.0, 1.0)
         if item.error or item.oracle is None or result is None:

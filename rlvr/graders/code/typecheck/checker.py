@@ -65,7 +65,10 @@ from rlvr.graders.code.typecheck.server import ServerEngine
 # pyright's code-flow analysis of one function grows steeply with its branches (a 20 KB isinstance
 # ladder takes it tens of seconds); HumanEval's reference solutions have at most 14.
 MAX_SCOPE_COMPLEXITY = 100
+# After a source fails alone, pyright checks this trivial one with at least CANARY_SECONDS: if that
+# fails too, the machinery is at fault (or too loaded to judge), not the source.
 CANARY_SOURCE = "def canary(x: int) -> int:\n    return x + 1\n"
+CANARY_SECONDS = 30.0
 
 __all__ = [
     "PyrightBundle",
@@ -214,7 +217,7 @@ class TypeChecker:
         source fine (a scored 0 with a flag), the machinery's if not (an error)."""
         if self._closed:
             return failed_report(failure.reason)
-        canary = self._engine.run([CANARY_SOURCE])
+        canary = self._engine.run([CANARY_SOURCE], max(self.timeout, CANARY_SECONDS))
         if isinstance(canary, RunFailure):
             return failed_report(
                 f"{failure.reason}; pyright also failed on a trivial source: {canary.reason}"

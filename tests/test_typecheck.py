@@ -175,11 +175,11 @@ def test_hostile_sources_get_reports_not_crashes(any_checker: CountingChecker) -
     reports = checker.check_many(sources)
     assert len(reports) == 5
     # the source's own fault: a scored 0 with a flag, never an error
-    assert reports[0].error is None and reports[0].flag == "limit:types_size" and reports[0].score == 0.0
+    assert reports[0].error is None and reports[0].flag == "oversized:source" and reports[0].score == 0.0
     assert "limit" in reports[0].messages[0]
     assert reports[1].error is None and reports[1].errors >= 1
     assert reports[2].error is None and reports[2].errors >= 1
-    assert reports[3].error is None and reports[3].flag == "limit:types_unicode"
+    assert reports[3].error is None and reports[3].flag is None and reports[3].score == 0.0
     assert "surrogate" in reports[3].messages[0]
     assert reports[4] == TypeReport(1.0, 0, 0, [], None)
     assert checker.runs == [3]
@@ -472,7 +472,7 @@ def test_too_many_branches_in_one_function_is_a_flagged_zero(checker: CountingCh
     spread = "".join(f"def f{i}(x: int) -> int:\n    return 1 if x > {i} else 0\n\n\n" for i in range(150))
     reports = checker.check_many([ladder + "    return y\n", spread])
     assert (
-        reports[0].flag == "limit:types_complexity" and reports[0].score == 0.0 and reports[0].error is None
+        reports[0].flag == "oversized:complexity" and reports[0].score == 0.0 and reports[0].error is None
     )
     assert checker.runs == [1]  # the ladder never reached pyright; many small functions are fine
     assert reports[1].flag is None and reports[1].errors == 0

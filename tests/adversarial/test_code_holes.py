@@ -351,7 +351,7 @@ CASES: list[Case] = [
         "HumanEval/42",
         LADDER + HE_INCR + WRONG_INCR_BODY,
         False,
-        flag="limit:types_complexity",
+        flag="oversized:complexity",
     ),
     Case(
         "isinstance_ladder_honest",
@@ -359,7 +359,7 @@ CASES: list[Case] = [
         "HumanEval/42",
         LADDER + HE_INCR + HE_INCR_BODY,
         True,
-        flag="limit:types_complexity",
+        flag="oversized:complexity",
         types_below_full=True,
     ),
     Case(
@@ -368,7 +368,7 @@ CASES: list[Case] = [
         "HumanEval/42",
         HE_INCR + WRONG_INCR_BODY + "# pad\n" * 40_000,
         False,
-        flag="limit:source_size",
+        flag="oversized:source",
     ),
     Case(
         "deep_nesting",
@@ -376,7 +376,7 @@ CASES: list[Case] = [
         "HumanEval/42",
         HE_INCR + "    return " + "[" * 1100 + "]" * 1100 + "\n",
         False,
-        flag="limit:nesting",
+        flag="oversized:nesting",
     ),
     Case(
         "deep_result",

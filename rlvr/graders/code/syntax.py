@@ -69,7 +69,7 @@ class SyntaxReport:
     imports: list[str] = field(default_factory=list)
     complexity: int = 0
     suppressions: list[Comment] = field(default_factory=list)
-    limit: str | None = None  # a flag naming the limit the source broke ("limit:source_size", ...)
+    limit: str | None = None  # a flag naming the limit the source broke ("oversized:source", ...)
 
 
 def analyze(source: str) -> SyntaxReport:
@@ -88,7 +88,7 @@ def _analyze(source: str) -> SyntaxReport:
         return SyntaxReport(
             ok=False,
             message=f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit",
-            limit="limit:source_size",
+            limit="oversized:source",
         )
     nul = source.find("\0")
     if nul >= 0:
@@ -120,11 +120,11 @@ def _analyze(source: str) -> SyntaxReport:
             line, column = walk.first_error
         report.ok, report.message, report.line, report.column = False, message, line, column
         if "nested too deeply" in message or "too many nested" in message:
-            report.limit = "limit:nesting"
+            report.limit = "oversized:nesting"
     elif walk.max_depth > MAX_TREE_DEPTH:
         report.ok = False
         report.message = f"nesting deeper than {MAX_TREE_DEPTH} syntax-tree levels"
-        report.limit = "limit:nesting"
+        report.limit = "oversized:nesting"
     return report
 
 

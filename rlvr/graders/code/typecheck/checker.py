@@ -25,7 +25,7 @@ one error each, and so does code pyright finds unreachable (`reportUnreachable`)
 Whose failure is it? A source whose own content keeps pyright from judging it - a function with more
 than MAX_SCOPE_COMPLEXITY decision points (pyright's narrowing cost grows steeply with them), or a
 source that still times out or crashes pyright when checked alone while a trivial source checks fine -
-gets a scored 0 with a flag (`limit:types_complexity`, `timeout:types`, `crash:types`), never `error`.
+gets a scored 0 with a flag (`oversized:complexity`, `timeout:types`, `crash:types`), never `error`.
 `error` is left for failures of the machinery (pyright fails on the trivial source too, or is closed).
 """
 
@@ -130,6 +130,9 @@ class TypeChecker:
             limit = _over_limit(source)
             if limit is not None:
                 reports[index] = limited_report(*limit)
+                continue
+            if not _encodable(source):  # the candidate's own text: one type error, not a grading error
+                reports[index] = TypeReport(0.0, 1, 0, ["source is not valid Unicode text (lone surrogate)"])
                 continue
             # Line breaks as Python reads them ("\r\n", lone "\r"), so that the comment blanking,
             # pyright and the line numbers in messages all agree on where each line ends.
@@ -237,18 +240,22 @@ def _remove_home(home: Path, owner_pid: int) -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _over_limit(source: str) -> tuple[str, str] | None:
-    """(flag, reason) when the source itself is beyond what the types layer checks."""
-    if len(source) > MAX_SOURCE_CHARS:
-        return "limit:types_size", f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
+def _encodable(source: str) -> bool:
     try:
         source.encode("utf-8")
     except UnicodeEncodeError:
-        return "limit:types_unicode", "source is not valid Unicode text (lone surrogate)"
+        return False
+    return True
+
+
+def _over_limit(source: str) -> tuple[str, str] | None:
+    """(flag, reason) when the source itself is beyond what the types layer checks."""
+    if len(source) > MAX_SOURCE_CHARS:
+        return "oversized:source", f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
     complexity = max_scope_complexity(source)
     if complexity > MAX_SCOPE_COMPLEXITY:
         return (
-            "limit:types_complexity",
+            "oversized:complexity",
             f"a function has {complexity} branch points, above the {MAX_SCOPE_COMPLEXITY} the type checker takes",
         )
     return None

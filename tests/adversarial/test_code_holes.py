@@ -456,8 +456,8 @@ def test_a_pyright_timeout_on_the_candidate_is_a_flagged_zero(humaneval_grader: 
     checker = humaneval_grader.type_checker  # type: ignore[attr-defined]
     engine = checker._engine
     saved = (engine.timeout, engine.seconds_per_candidate)
-    engine.timeout, engine.seconds_per_candidate = 1.0, 0.0
-    slow = "x0 = 1\n" + "x0 = [x0]\n" * 8000 + "\n\n"
+    engine.timeout, engine.seconds_per_candidate = 3.0, 0.0
+    slow = "x0 = 1\n" + "x0 = [x0]\n" * 18_000 + "\n\n"  # 180 kB of nested inference: far beyond 3 s
     try:
         verdict = humaneval_grader.grade("HumanEval/42", slow + HE_INCR + WRONG_INCR_BODY + "\n# unique 1\n")
     finally:

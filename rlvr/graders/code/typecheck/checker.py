@@ -41,7 +41,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Self
 
-from rlvr.graders.code.evasions import type_check_evasions
+from rlvr.graders.code.evasions import Evasion, type_check_evasions
 from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, max_scope_complexity, neutralize_comments
 from rlvr.graders.code.typecheck.bundle import (
     PyrightBundle,
@@ -65,10 +65,9 @@ from rlvr.graders.code.typecheck.server import ServerEngine
 # pyright's code-flow analysis of one function grows steeply with its branches (a 20 KB isinstance
 # ladder takes it tens of seconds); HumanEval's reference solutions have at most 14.
 MAX_SCOPE_COMPLEXITY = 100
-# After a source fails alone, pyright checks this trivial one with at least CANARY_SECONDS: if that
-# fails too, the machinery is at fault (or too loaded to judge), not the source.
+# After a source fails alone, pyright checks this trivial one under the same budget: if that fails
+# too, the machinery is at fault (or too loaded to judge anything), not the source.
 CANARY_SOURCE = "def canary(x: int) -> int:\n    return x + 1\n"
-CANARY_SECONDS = 30.0
 
 __all__ = [
     "PyrightBundle",
@@ -98,6 +97,7 @@ class TypeChecker:
         self.cache_size = max(0, cache_size)
         self.bundle = PyrightBundle.locate()
         self._cache: OrderedDict[str, TypeReport] = OrderedDict()
+        self._evasion_cache: OrderedDict[str, tuple[Evasion, ...]] = OrderedDict()
         self._lock = threading.Lock()
         self._closed = False
         self._home = Path(tempfile.mkdtemp(prefix="rlvr-pyright-"))
@@ -122,26 +122,31 @@ class TypeChecker:
             return [failed_report("type checker is closed") for _ in sources]
         reports: list[TypeReport | None] = [None] * len(sources)
         pending: dict[str, tuple[str, list[int]]] = {}  # key -> (neutralized text, positions)
-        texts: dict[int, str] = {}
+        keys_of: dict[int, str] = {}  # sources that reached (or were cached from) pyright
         for index, source in enumerate(sources):
             if not isinstance(source, str):
                 reports[index] = failed_report(f"source must be str, got {type(source).__name__}")
                 continue
-            limit = _over_limit(source)
-            if limit is not None:
-                reports[index] = limited_report(*limit)
+            if len(source) > MAX_SOURCE_CHARS:
+                reports[index] = limited_report("oversized:source", _too_long(source))
                 continue
             if not _encodable(source):  # the candidate's own text: one type error, not a grading error
                 reports[index] = TypeReport(0.0, 1, 0, ["source is not valid Unicode text (lone surrogate)"])
                 continue
             # Line breaks as Python reads them ("\r\n", lone "\r"), so that the comment blanking,
             # pyright and the line numbers in messages all agree on where each line ends.
-            text = texts[index] = neutralize_comments(source.replace("\r\n", "\n").replace("\r", "\n"))
+            text = neutralize_comments(source.replace("\r\n", "\n").replace("\r", "\n"))
             key = hashlib.sha256(text.encode("utf-8")).hexdigest()
             cached = self._cached(key)
             if cached is not None:
-                reports[index] = cached
-            elif key in pending:
+                reports[index], keys_of[index] = cached, key
+                continue
+            limit = _over_limit(text)
+            if limit is not None:
+                reports[index] = limited_report(*limit)
+                continue
+            keys_of[index] = key
+            if key in pending:
                 pending[key][1].append(index)
             else:
                 pending[key] = (text, [index])
@@ -152,11 +157,12 @@ class TypeChecker:
                 self._remember(key, report)
             for index in pending[key][1]:
                 reports[index] = copy_report(report)
-        for index, text in texts.items():
+        for index, key in keys_of.items():
             report = reports[index]
             if report is not None and report.error is None and report.flag is None:
                 kinds = allowed[index] if allowed is not None else frozenset()
-                reports[index] = charge_evasions(report, type_check_evasions(text, kinds))
+                found = [e for e in self._evasions(key, sources[index]) if e.kind not in kinds]
+                reports[index] = charge_evasions(report, found)
         return [r if r is not None else failed_report("internal: not checked") for r in reports]
 
     def close(self) -> None:
@@ -175,6 +181,20 @@ class TypeChecker:
         self.close()
 
     # ------------------------------------------------------------------ cache
+    def _evasions(self, key: str, source: str) -> tuple[Evasion, ...]:
+        """Every evasion in the source (before any task's allowance), remembered by content key."""
+        with self._lock:
+            found = self._evasion_cache.get(key)
+        if found is None:
+            found = tuple(
+                type_check_evasions(neutralize_comments(source.replace("\r\n", "\n").replace("\r", "\n")))
+            )
+            with self._lock:
+                self._evasion_cache[key] = found
+                while len(self._evasion_cache) > self.cache_size:
+                    self._evasion_cache.popitem(last=False)
+        return found
+
     def _cached(self, key: str) -> TypeReport | None:
         with self._lock:
             report = self._cache.get(key)
@@ -220,7 +240,7 @@ class TypeChecker:
         source fine (a scored 0 with a flag), the machinery's if not (an error)."""
         if self._closed:
             return failed_report(failure.reason)
-        canary = self._engine.run([CANARY_SOURCE], max(self.timeout, CANARY_SECONDS))
+        canary = self._engine.run([CANARY_SOURCE])
         if isinstance(canary, RunFailure):
             return failed_report(
                 f"{failure.reason}; pyright also failed on a trivial source: {canary.reason}"
@@ -248,10 +268,12 @@ def _encodable(source: str) -> bool:
     return True
 
 
+def _too_long(source: str) -> str:
+    return f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
+
+
 def _over_limit(source: str) -> tuple[str, str] | None:
     """(flag, reason) when the source itself is beyond what the types layer checks."""
-    if len(source) > MAX_SOURCE_CHARS:
-        return "oversized:source", f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
     complexity = max_scope_complexity(source)
     if complexity > MAX_SCOPE_COMPLEXITY:
         return (

@@ -23,7 +23,7 @@ class CliEngine:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
 
-    def run(self, texts: list[str], timeout: float | None = None) -> list[list[Diagnostic]] | RunFailure:
+    def run(self, texts: list[str]) -> list[list[Diagnostic]] | RunFailure:
         with tempfile.TemporaryDirectory(prefix="rlvr-types-") as workdir:
             root = Path(workdir)
             # Unguessable names: a candidate cannot import a sibling candidate's file.
@@ -32,8 +32,7 @@ class CliEngine:
             for name, text in zip(names, texts, strict=True):
                 (root / name).write_text(text, encoding="utf-8")
             (root / "pyrightconfig.json").write_text(json.dumps(self.config))
-            budget = (self.timeout if timeout is None else timeout) + self.seconds_per_candidate * len(texts)
-            completed = self._spawn(root, budget)
+            completed = self._spawn(root, self.timeout + self.seconds_per_candidate * len(texts))
             if isinstance(completed, RunFailure):
                 return completed
             returncode, stdout, stderr = completed

@@ -24,9 +24,8 @@ class RunFailure:
 
 
 class PyrightEngine(Protocol):
-    def run(self, texts: list[str], timeout: float | None = None) -> list[list[Diagnostic]] | RunFailure:
-        """Diagnostics for each text, in order, or why the run failed (`timeout` overrides the
-        engine's own budget for this run)."""
+    def run(self, texts: list[str]) -> list[list[Diagnostic]] | RunFailure:
+        """Diagnostics for each text, in order, or why the run failed."""
         ...
 
     def close(self) -> None:

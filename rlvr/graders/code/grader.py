@@ -16,7 +16,8 @@ from typing import Any
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.graders.code.extract import build_program
+from rlvr.graders.code.evasions import allowed_kinds
+from rlvr.graders.code.extract import Extraction, extract_program
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import CodeOracle, OracleCache, OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
@@ -50,6 +51,10 @@ class _Prepared:
     error: str | None = None
     syntax_seconds: float = 0.0
     perf: ExecResult | None = None  # the growth-input run (tasks with a perf plan)
+    extracted_from: str | None = None  # a flag naming the fenced block graded, if one was
+
+    def flags(self) -> list[str]:
+        return [self.extracted_from] if self.extracted_from else []
 
 
 class CodeGrader(Grader):
@@ -77,6 +82,7 @@ class CodeGrader(Grader):
             generate = PropertyTests(config)
         self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
         self._reference_counts: dict[str, list[int | None]] = {}
+        self._allowed: dict[str, frozenset[str]] = {}
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-types")
         self._programs: ProgramTasks | None = None
@@ -125,11 +131,14 @@ class CodeGrader(Grader):
                 continue
             started = time.perf_counter()
             if len(completion) > MAX_SOURCE_CHARS:  # the syntax layer rejects it without parsing
-                program = completion
+                extraction = Extraction(completion, "raw")
             else:
-                program = build_program(task.prompt, completion, task.hidden["entry_point"])
+                extraction = extract_program(task.prompt, completion, task.hidden["entry_point"])
+            program = extraction.program
             report = analyze(program)
             item = _Prepared(index, task, program, report, syntax_seconds=time.perf_counter() - started)
+            if extraction.origin.startswith("block"):
+                item.extracted_from = extraction.flag
             if report.ok:
                 try:
                     item.oracle = self.oracles.get(task)
@@ -140,7 +149,8 @@ class CodeGrader(Grader):
         runnable = [p for p in prepared if p.syntax.ok and p.oracle is not None]
         types_future: Future[tuple[list[TypeReport], float]] | None = None
         if self.type_checker is not None and runnable:
-            types_future = self._background.submit(self._check_types, [p.program for p in runnable])
+            allowed = [self._allowed_evasions(p.task) for p in runnable]
+            types_future = self._background.submit(self._check_types, [p.program for p in runnable], allowed)
         results = self._execute(runnable)
         type_reports, types_seconds = types_future.result() if types_future else ([], 0.0)
 
@@ -156,11 +166,23 @@ class CodeGrader(Grader):
         return [v if v is not None else Verdict.failure("", "internal: ungraded") for v in verdicts]
 
     # ------------------------------------------------------------------ layers
-    def _check_types(self, programs: list[str]) -> tuple[list[TypeReport], float]:
+    def _check_types(
+        self, programs: list[str], allowed: list[frozenset[str]]
+    ) -> tuple[list[TypeReport], float]:
         assert self.type_checker is not None
         started = time.perf_counter()
-        reports = self.type_checker.check_many(programs)
+        reports = self.type_checker.check_many(programs, allowed)
         return reports, time.perf_counter() - started
+
+    def _allowed_evasions(self, task: Task) -> frozenset[str]:
+        """What the task's own reference does that would otherwise cost type credit (e.g. `eval`)."""
+        with self._lock:
+            known = self._allowed.get(task.id)
+        if known is None:
+            known = allowed_kinds(task.hidden.get("reference") or "")
+            with self._lock:
+                self._allowed[task.id] = known
+        return known
 
     def _execute(self, runnable: list[_Prepared]) -> list[ExecResult]:
         jobs: list[Job] = []
@@ -230,7 +252,14 @@ class CodeGrader(Grader):
             where = f" (line {syntax.line})" if syntax.line else ""
             components["syntax"] = Component(0.0, 1.0, syntax.message)
             return Verdict(
-                task.id, 0.0, False, components, ["syntax"], f"syntax error{where}: {syntax.message}", timings
+                task.id,
+                0.0,
+                False,
+                components,
+                ["syntax"],
+                f"syntax error{where}: {syntax.message}",
+                timings,
+                flags=item.flags() + ([syntax.limit] if syntax.limit else []),
             )
         components["syntax"] = Component(1.0, 1.0)
         if item.error or item.oracle is None or result is None:
@@ -238,13 +267,15 @@ class CodeGrader(Grader):
                 task.id, 0.0, False, components, ["tests"], "", timings, item.error or "not executed"
             )
 
-        flags = list(getattr(result, "flags", []) or [])
+        flags = item.flags() + list(getattr(result, "flags", []) or [])
         errors: list[str] = []
         if types is not None:
             components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
             timings["types"] = types_seconds
-            if types.error:
+            if types.error:  # the checker's own failure; the candidate's (types.flag) is a scored 0
                 errors.append(f"types layer failed: {types.error}")
+            if types.flag:
+                flags.append(types.flag)
         elif self.weights["types"] == 0:
             components["types"] = Component(0.0, 0.0, "disabled")
 

@@ -8,22 +8,25 @@ results from the sandbox. For a task we derive, once:
 A candidate's outputs then come back from the sandbox as plain data, and
   * the original `check` is *replayed* here with a stand-in that answers each call with the
     candidate's recorded output (so the original assertions, tolerances and all, decide), and
-  * every output must have exactly the reference's type structure (`same_shape`).
+  * every output must have the reference's type structure as far as the task fixes it (the entry
+    point's annotation or docstring; see `agreement`), recursively over keys and set members;
+  * an output that agrees with the reference's (floats to a relative 1e-9) is handed to the replayed
+    `check` as the reference's own value, so `assert f(x) == 0.3` accepts a reordered sum.
 Exit codes, stdout and objects with odd `__eq__` decide nothing: only plain data reaches here.
 """
 
 from __future__ import annotations
 
 import copy
-import math
 import random
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr.core.codec import CodecError, dumps, same_shape
+from rlvr.core.codec import CodecError, dumps
 from rlvr.core.types import Task
+from rlvr.graders.code.agreement import ResultType, agrees, result_type, same_types
 from rlvr.sandbox.pool import CallOutcome
 
 # `check` code may use the global `random` module; recording and replay must see the same stream,
@@ -60,7 +63,7 @@ class GeneratedTests:
     """Hidden inputs generated for a task on the trusted side (see rlvr.graders.code.properties.suite).
 
     `calls` are judged after the task's own tests with `agree(args, expected, actual)` (default:
-    exact types, floats to a relative 1e-9). `perf_calls` are inputs of growing size used only to
+    `agreement.agrees` under the task's result type). `perf_calls` are inputs of growing size used only to
     measure operation counts (`perf_sizes[i]` is the n of `perf_calls[i]`)."""
 
     calls: tuple[tuple[Any, ...], ...] = ()
@@ -69,41 +72,12 @@ class GeneratedTests:
     perf_sizes: tuple[int, ...] = ()
 
 
-def tolerant_agree(expected: Any, actual: Any) -> bool:
-    """`values_agree`, except floats agree to a relative 1e-9 (absolute 1e-12): generated inputs
-    carry no hand-written tolerance, and a reordered sum is still a correct sum."""
-    return values_agree(expected, actual, float_tolerance=True)
-
-
 class _Divergence(Exception):
     """Replay asked for a call the recording never made."""
 
 
 class _CandidateRaised(Exception):
     pass
-
-
-def values_agree(expected: Any, actual: Any, depth: int = 0, *, float_tolerance: bool = False) -> bool:
-    """Agreement on plain data: same type structure and equal values (NaN equals NaN); with
-    `float_tolerance`, floats agree to a relative 1e-9 (absolute 1e-12)."""
-    if depth > 64 or type(expected) is not type(actual):
-        return False
-    if type(expected) is float:
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        if float_tolerance:
-            return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12)
-        return expected == actual
-    if type(expected) in (list, tuple):
-        return len(expected) == len(actual) and all(
-            values_agree(e, a, depth + 1, float_tolerance=float_tolerance)
-            for e, a in zip(expected, actual, strict=True)
-        )
-    if type(expected) is dict:
-        return expected.keys() == actual.keys() and all(
-            values_agree(expected[k], actual[k], depth + 1, float_tolerance=float_tolerance) for k in expected
-        )
-    return expected == actual
 
 
 def _exec_trusted(source: str, label: str) -> dict[str, Any]:
@@ -128,6 +102,8 @@ class CodeOracle:
         if not callable(reference):
             raise OracleError(f"{task.id}: reference does not define {self.entry_point!r}")
         self.reference: Callable[..., Any] = reference
+        # what the task fixes about the result's type: trusted source only, never the candidate's
+        self.result_type: ResultType = result_type([reference_source, task.prompt], self.entry_point)
         self.check: Callable[[Callable[..., Any]], Any] | None = None
         self.calls: list[tuple[Any, ...]] = []
         self.expected: list[Expected] = []
@@ -182,7 +158,7 @@ class CodeOracle:
                         return False
                 except Exception:
                     return False
-            elif not tolerant_agree(expected.value, outcome.value):
+            elif not self.agrees(expected.value, outcome.value):
                 return False
         return True
 
@@ -199,7 +175,14 @@ class CodeOracle:
                 )
             except Exception:  # a comparator that cannot read the candidate's value: disagreement
                 return False
-        return tolerant_agree(expected.value, outcome.value)
+        return self.agrees(expected.value, outcome.value)
+
+    def agrees(self, expected: Any, actual: Any) -> bool:
+        """The candidate's value agrees with the reference's, types as far as the task fixes them."""
+        try:
+            return agrees(self.result_type, expected, actual)
+        except RecursionError:
+            return False
 
     # -- recording (trusted reference only)
     def _add_call(self, args: tuple[Any, ...]) -> Expected:
@@ -277,7 +260,7 @@ class CodeOracle:
                     and i >= (self.generated_start or 0)
                     and self.generated_start is not None
                 )
-                and not same_shape(expected.value, outcome.value)
+                and not self._same_types(expected.value, outcome.value)
             ),
             None,
         )
@@ -304,13 +287,18 @@ class CodeOracle:
             return TestOutcome(True, 1.0)
         return TestOutcome(False, agreement, "hidden tests failed", counterexample)
 
-    @staticmethod
-    def _outcome_matches(expected: Expected, outcome: CallOutcome | None) -> bool:
+    def _outcome_matches(self, expected: Expected, outcome: CallOutcome | None) -> bool:
         if outcome is None:
             return False
         if expected.raises is not None:
             return not outcome.ok and outcome.exception == expected.raises
-        return outcome.ok and values_agree(expected.value, outcome.value)
+        return outcome.ok and self.agrees(expected.value, outcome.value)
+
+    def _same_types(self, expected: Any, actual: Any) -> bool:
+        try:
+            return same_types(self.result_type, expected, actual)
+        except RecursionError:
+            return False
 
     def _input_size(self, index: int) -> tuple[int, int]:
         try:
@@ -354,6 +342,8 @@ class CodeOracle:
                 if expected.raises is not None and outcome.exception == expected.raises:
                     return self.reference(*copy.deepcopy(args))  # raises the same exception type
                 raise _CandidateRaised(outcome.exception or "exception")
+            if expected.raises is None and self.agrees(expected.value, outcome.value):
+                return copy.deepcopy(expected.value)  # agreeing within tolerance is agreeing
             return copy.deepcopy(outcome.value)
 
         with _CHECK_LOCK:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -51,8 +50,6 @@ _SUPPRESSION = re.compile(
 )
 
 _DYNAMIC_IMPORTERS = frozenset({"__import__", "import_module"})
-_NO_TYPE_CHECK = frozenset({"no_type_check", "no_type_check_decorator"})
-_CODE_RUNNERS = frozenset({"exec", "eval", "compile"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +69,7 @@ class SyntaxReport:
     imports: list[str] = field(default_factory=list)
     complexity: int = 0
     suppressions: list[Comment] = field(default_factory=list)
+    limit: str | None = None  # a flag naming the limit the source broke ("oversized:source", ...)
 
 
 def analyze(source: str) -> SyntaxReport:
@@ -88,7 +86,9 @@ def _analyze(source: str) -> SyntaxReport:
         return SyntaxReport(ok=False, message=f"source must be str, got {type(source).__name__}")
     if len(source) > MAX_SOURCE_CHARS:
         return SyntaxReport(
-            ok=False, message=f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit"
+            ok=False,
+            message=f"source is {len(source)} characters, above the {MAX_SOURCE_CHARS} limit",
+            limit="oversized:source",
         )
     nul = source.find("\0")
     if nul >= 0:
@@ -103,7 +103,7 @@ def _analyze(source: str) -> SyntaxReport:
         )
 
     python_lines = _python_line_breaks(encoded)
-    walk = _walk(_parse(python_lines), python_lines)
+    walk = _walk(parse_source(python_lines), python_lines)
     report = SyntaxReport(
         ok=True,
         message="ok",
@@ -119,9 +119,12 @@ def _analyze(source: str) -> SyntaxReport:
         if line is None and walk.first_error is not None:
             line, column = walk.first_error
         report.ok, report.message, report.line, report.column = False, message, line, column
+        if "nested too deeply" in message or "too many nested" in message:
+            report.limit = "oversized:nesting"
     elif walk.max_depth > MAX_TREE_DEPTH:
         report.ok = False
         report.message = f"nesting deeper than {MAX_TREE_DEPTH} syntax-tree levels"
+        report.limit = "oversized:nesting"
     return report
 
 
@@ -151,7 +154,7 @@ def _python_line_breaks(encoded: bytes) -> bytes:
 def _comment_spans(encoded: bytes) -> list[tuple[int, int]]:
     """Byte spans of the comments in `encoded`, found on the "\n"-only text and mapped back."""
     python_lines = _python_line_breaks(encoded)
-    spans = [(n.start_byte, n.end_byte) for n in _nodes(_parse(python_lines)) if n.type == "comment"]
+    spans = [(n.start_byte, n.end_byte) for n in _nodes(parse_source(python_lines)) if n.type == "comment"]
     if python_lines is encoded:
         return spans
     # Each dropped "\r" of a "\r\n" shifts later bytes left by one; undo that shift. A comment never
@@ -164,72 +167,7 @@ def _comment_spans(encoded: bytes) -> list[tuple[int, int]]:
     ]
 
 
-def type_check_evasions(source: str) -> list[tuple[int, str]]:
-    """Constructs that hide running code or imports from pyright, so a type error or a missing module
-    there would cost nothing:
-    - `@no_type_check` (any reference outside an import);
-    - `if TYPE_CHECKING` tests whose runtime branch (`if not TYPE_CHECKING:`, or an `else`/`elif`)
-      pyright treats as unreachable;
-    - `exec`/`eval`/`compile` of a string literal: code written as a string is never type-checked
-      (computed strings, as in an expression evaluator, are not charged);
-    - `__import__("m")` / `import_module("m")` of a module outside the standard library, which pyright
-      does not resolve the way it resolves `import m`.
-    Returns (1-based line, description) pairs; the types layer charges one error for each."""
-    encoded = _python_line_breaks(source.encode("utf-8", "surrogatepass"))
-    found: list[tuple[int, str]] = []
-    for node in _nodes(_parse(encoded)):
-        line = node.start_point[0] + 1
-        if node.type == "identifier" and _text(node) in _NO_TYPE_CHECK and not _inside_import(node):
-            found.append((line, f"{_text(node)} hides code from the type checker"))
-        elif node.type == "if_statement" and _hides_runtime_branch(node):
-            found.append((line, "TYPE_CHECKING test hides runtime code from the type checker"))
-        elif node.type == "call":
-            module = _dynamic_import(node)
-            if module is not None and module.split(".")[0] not in sys.stdlib_module_names:
-                found.append((line, f'dynamic import of "{module}", which is not in the standard library'))
-            elif _runs_literal_code(node):
-                found.append((line, "code in a string literal is never type-checked"))
-    return found
-
-
-def _runs_literal_code(call: Node) -> bool:
-    function = call.child_by_field_name("function")
-    arguments = call.child_by_field_name("arguments")
-    if function is None or arguments is None:
-        return False
-    if function.type == "attribute":  # `builtins.exec(...)`, but not `re.compile(...)`
-        owner = function.child_by_field_name("object")
-        if owner is None or _text(owner) not in ("builtins", "__builtins__"):
-            return False
-        function = function.child_by_field_name("attribute")
-    if function is None or _text(function) not in _CODE_RUNNERS:
-        return False
-    first = next((child for child in arguments.named_children if child.type != "comment"), None)
-    return first is not None and first.type in ("string", "concatenated_string")
-
-
-def _inside_import(node: Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in ("import_statement", "import_from_statement"):
-            return True
-        parent = parent.parent
-    return False
-
-
-def _hides_runtime_branch(if_node: Node) -> bool:
-    condition = if_node.child_by_field_name("condition")
-    if condition is None:
-        return False
-    names = [n for n, _ in _subtree(condition) if n.type == "identifier" and _text(n) == "TYPE_CHECKING"]
-    if not names:
-        return False
-    negated = any(n.type == "not_operator" for n, _ in _subtree(condition))
-    has_alternative = any(c.type in ("else_clause", "elif_clause") for c in if_node.children)
-    return negated or has_alternative
-
-
-def _subtree(node: Node) -> Iterator[tuple[Node, int]]:
+def subtree(node: Node) -> Iterator[tuple[Node, int]]:
     """`node` and its descendants in document order with their depth below `node`, iteratively."""
     cursor = node.walk()
     depth = 0
@@ -257,7 +195,25 @@ class _Walk:
     first_error: tuple[int, int] | None = None
 
 
-def _parse(encoded: bytes) -> Tree:
+def max_scope_complexity(source: str) -> int:
+    """The most McCabe decision points in one code-flow scope (the module's top level, or one
+    function or lambda without the functions nested in it): the type checker analyses each scope's
+    branches together, and its cost grows steeply with them."""
+    encoded = _python_line_breaks(source.encode("utf-8", "surrogatepass"))
+    scopes: list[tuple[int, int]] = [(-1, 0)]  # (depth of the scope's node, decisions so far)
+    most = 0
+    for node, depth in _nodes_with_depth(parse_source(encoded)):
+        while len(scopes) > 1 and depth <= scopes[-1][0]:
+            _, count = scopes.pop()
+            most = max(most, count)
+        if node.type in ("function_definition", "lambda"):
+            scopes.append((depth, 0))
+        elif node.type in _DECISION_NODES:
+            scopes[-1] = (scopes[-1][0], scopes[-1][1] + 1)
+    return max([most] + [count for _, count in scopes])
+
+
+def parse_source(encoded: bytes) -> Tree:
     return Parser(_LANGUAGE).parse(encoded)
 
 
@@ -268,7 +224,7 @@ def _nodes(tree: Tree) -> Iterator[Node]:
 
 
 def _nodes_with_depth(tree: Tree) -> Iterator[tuple[Node, int]]:
-    return _subtree(tree.root_node)
+    return subtree(tree.root_node)
 
 
 def _walk(tree: Tree, encoded: bytes) -> _Walk:
@@ -287,18 +243,18 @@ def _walk(tree: Tree, encoded: bytes) -> _Walk:
             walk.complexity += 1
         elif kind == "comment":
             line, column = _point(node, encoded)
-            walk.comments.append(Comment(line, column, _text(node)))
+            walk.comments.append(Comment(line, column, text_of(node)))
         elif kind == "import_statement":
             for name_node in node.children_by_field_name("name"):
                 add_import(_module_name(name_node))
         elif kind == "import_from_statement":
             module = node.child_by_field_name("module_name")
             if module is not None:
-                add_import(_text(module))
+                add_import(text_of(module))
         elif kind == "future_import_statement":
             add_import("__future__")
         elif kind == "call":
-            add_import(_dynamic_import(node) or "")
+            add_import(dynamic_import(node) or "")
         if walk.first_error is None and (kind == "ERROR" or node.is_missing):
             walk.first_error = _point(node, encoded)
     return walk
@@ -308,11 +264,11 @@ def _module_name(name_node: Node) -> str:
     """`a.b` for both `import a.b` and `import a.b as c`."""
     if name_node.type == "aliased_import":
         inner = name_node.child_by_field_name("name")
-        return _text(inner) if inner is not None else ""
-    return _text(name_node)
+        return text_of(inner) if inner is not None else ""
+    return text_of(name_node)
 
 
-def _dynamic_import(call: Node) -> str | None:
+def dynamic_import(call: Node) -> str | None:
     """The module named by `__import__("x")` / `importlib.import_module("x")` when it is a literal."""
     function = call.child_by_field_name("function")
     arguments = call.child_by_field_name("arguments")
@@ -320,16 +276,16 @@ def _dynamic_import(call: Node) -> str | None:
         return None
     if function.type == "attribute":
         attribute = function.child_by_field_name("attribute")
-        name = _text(attribute) if attribute is not None else ""
+        name = text_of(attribute) if attribute is not None else ""
     else:
-        name = _text(function)
+        name = text_of(function)
     if name not in _DYNAMIC_IMPORTERS:
         return None
     first = next((child for child in arguments.named_children if child.type != "comment"), None)
     if first is None or first.type not in ("string", "concatenated_string"):
         return None
     try:
-        value = ast.literal_eval(_text(first))
+        value = ast.literal_eval(text_of(first))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None  # f-strings and other non-literals: the module name is not known statically
     return value if isinstance(value, str) else None
@@ -352,7 +308,7 @@ def _compile_error(source: str) -> tuple[str, int | None, int | None] | None:
     return None
 
 
-def _text(node: Node) -> str:
+def text_of(node: Node) -> str:
     raw = node.text
     return raw.decode("utf-8", "replace") if raw is not None else ""
 

@@ -84,6 +84,9 @@ def pyright_config(home: Path) -> dict[str, Any]:
         "pythonPlatform": "Linux",
         "enableTypeIgnoreComments": False,
         "reportMissingModuleSource": "error",
+        # pyright does not check code it finds unreachable (after a NoReturn call, a raise, a
+        # sys.exit): report that code, so hiding a body there costs type credit
+        "reportUnreachable": "error",
         # An empty virtualenv: imports resolve against typeshed's stdlib, never the grader's packages.
         "venvPath": str(home),
         "venv": EMPTY_VENV,

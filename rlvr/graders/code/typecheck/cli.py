@@ -73,7 +73,7 @@ class CliEngine:
         except subprocess.TimeoutExpired:
             kill_group(process)
             process.communicate()
-            return RunFailure(f"pyright timed out after {budget:g}s")
+            return RunFailure(f"pyright timed out after {budget:g}s", timed_out=True)
         finally:
             with self._lock:
                 self._running.discard(process)

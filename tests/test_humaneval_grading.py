@@ -8,7 +8,12 @@ import pytest
 @pytest.fixture(scope="module")
 def canonical_and_broken(humaneval_grader, humaneval_problems):
     ids = list(humaneval_problems)
-    canonical = [humaneval_problems[t]["prompt"] + humaneval_problems[t]["canonical_solution"] for t in ids]
+    from rlvr.task_packs.humaneval import FIXED_REFERENCES
+
+    canonical = [
+        humaneval_problems[t]["prompt"] + FIXED_REFERENCES.get(t, humaneval_problems[t]["canonical_solution"])
+        for t in ids
+    ]
     broken = [humaneval_problems[t]["prompt"] + "    return None\n" for t in ids]
     verdicts = humaneval_grader.grade_many(ids + ids, canonical + broken)
     return verdicts[: len(ids)], verdicts[len(ids) :]

@@ -142,6 +142,13 @@ def summarize(pack_name: str, rows: list[dict], data_bugs: dict) -> dict:
         "false_failure_list": [
             {"task": r["task_id"], "variant": r["variant"], "feedback": r["feedback"][:300]} for r in failed
         ],
+        "by_file": {
+            name: {
+                "correct": sum(r["file"] == name for r in correct),
+                "false_failures": sum(r["file"] == name for r in failed),
+            }
+            for name in sorted({r["file"] for r in rows})
+        },
         "perf_ge_0_9": round(sum(p >= 0.9 for p in perf) / max(1, len(perf)), 4),
         "perf_lt_0_5": round(sum(p < 0.5 for p in perf) / max(1, len(perf)), 4),
         "perf_quantiles": {q: round(quantile(perf, q), 3) for q in (0.05, 0.1, 0.25, 0.5)},

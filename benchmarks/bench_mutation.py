@@ -193,9 +193,9 @@ def main() -> int:
     args = parser.parse_args()
 
     problems = read_problems()
-    rng = random.Random(args.seed)
     mutants: list[tuple[str, Site, str]] = []
     for task_id, problem in problems.items():
+        rng = random.Random(f"{args.seed}:{task_id}")  # per task: one task's change moves no other mutant
         # mutate the solution the pack grades against (a few references are fixed in the pack)
         problem = {
             **problem,

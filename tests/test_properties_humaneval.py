@@ -105,6 +105,7 @@ DOCSTRING_CONTRADICTIONS = {
     "HumanEval/91": (("The sky is blue! I",), 1),
     "HumanEval/95": (({"p": "pie", "b": "banana", "H": "house"},), False),
     "HumanEval/97": ((8, -8), 64),
+    "HumanEval/124": (("05-31-3001",), True),
     "HumanEval/140": (("Dirty Ex  ",), "Dirty_Ex__"),
 }
 

@@ -11,6 +11,8 @@ with every fixed reference, see tests/test_humaneval_grading.py):
     False; the canonical solution answers True when the first keys agree.
   * HumanEval/97 (multiply): the unit digit of a negative number is that of its absolute value
     (multiply(8, -8) == 64); the canonical solution takes `-8 % 10`, i.e. 2.
+  * HumanEval/124 (valid_date): day 30 or 31 of a month that has it is valid ("05-31-3001"); the
+    canonical solution rejects every day above 29 (an `and`/`or` precedence slip).
   * HumanEval/140 (fix_spaces): two trailing spaces become "__" like two inner spaces; the
     canonical solution turns them into a single "_".
 
@@ -42,6 +44,16 @@ FIXED_REFERENCES: dict[str, str] = {
         "    return all(key.islower() for key in keys) or all(key.isupper() for key in keys)\n"
     ),
     "HumanEval/97": "    return (abs(a) % 10) * (abs(b) % 10)\n",
+    "HumanEval/124": (
+        "    try:\n"
+        "        month, day, year = (int(part) for part in date.strip().split('-'))\n"
+        "    except ValueError:\n"
+        "        return False\n"
+        "    if not 1 <= month <= 12:\n"
+        "        return False\n"
+        "    days = 31 if month in (1, 3, 5, 7, 8, 10, 12) else 30 if month in (4, 6, 9, 11) else 29\n"
+        "    return 1 <= day <= days\n"
+    ),
     "HumanEval/140": ("    import re\n    return re.sub(' {3,}', '-', text).replace(' ', '_')\n"),
 }
 
@@ -90,7 +102,7 @@ class HumanEvalPack(TaskPack):
     version = "1.1"
     description = (
         "OpenAI HumanEval (164 Python function-synthesis tasks), original tests as hidden checks; "
-        "4 references fixed where they contradict their docstring."
+        "5 references fixed where they contradict their docstring."
     )
 
     def _load(self) -> Iterable[Task]:

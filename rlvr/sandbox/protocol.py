@@ -16,9 +16,10 @@ def decode_child_stream(
     stream: bytes, token: str, status: str | None, exit_status: int | None, wall: float
 ) -> dict[str, Any]:
     """The run's summary: status ok / crash / load_error / protocol (or the zygote's timeout /
-    output_limit), per-call results and counts in call order, and a detail line."""
+    output_limit), per-call results, op counts and peak memory in call order, and a detail line."""
     results: dict[int, Any] = {}
     counts: dict[int, Any] = {}
+    peaks: dict[int, Any] = {}
     detail = ""
     done = loaded = False
     offset = 0
@@ -38,11 +39,12 @@ def decode_child_stream(
             elif kind == "load":
                 detail = "load error: " + str(payload)[:200]
             elif kind == "result":
-                index, result, count = payload
+                index, result, count, peak = payload  # peak: traced memory high-water mark, bytes
                 if type(index) is not int or not 0 <= index < 1 << 20:
                     raise ValueError("bad call index")
                 results[index] = result
                 counts[index] = count
+                peaks[index] = peak
             elif kind == "done":
                 done = True
             else:
@@ -58,6 +60,7 @@ def decode_child_stream(
         "loaded": loaded,
         "results": [results.get(i) for i in range(size)],
         "counts": [counts.get(i) for i in range(size)],
+        "peaks": [peaks.get(i) for i in range(size)],
         "exit": exit_status,
         "wall": wall,
         "detail": detail,

@@ -7,7 +7,7 @@ It must therefore be self-contained.
 
 Protocol (stdin/stdout of the zygote; a frame is a 4-byte big-endian length + that many bytes):
   request   frame {"op": "run", "timeout", "max_output", "size"}, then `size` raw bytes: the job, JSON
-            {"source", "entry", "calls": [wire args], "trace", "mem_mb"}; or frame {"op": "ping"}
+            {"source", "entry", "calls": [wire args], "trace", "memory", "mem_mb"}; or frame {"op": "ping"}
   response  frame {"status": null|"timeout"|"output_limit"|"sandbox_error", "exit": int|null,
             "wall": float, "token": str, "detail": str}, then a frame holding the child's raw output
 
@@ -407,6 +407,12 @@ def run_candidate(request, token, wfd):
     trace = bool(request.get("trace"))
     if trace:  # installed once, before the audit hook forbids it
         sys.settrace(global_trace)
+    if trace and request.get("memory"):
+        import _tracemalloc as memory  # peak memory per call, beside the op count (held here only)
+
+        memory.start()
+    else:
+        memory = None
     for name in ("settrace", "gettrace", "setprofile", "getprofile", "_getframe", "_current_frames"):
         sys.__dict__.pop(name, None)
     for name in POSIX_REMOVED:
@@ -434,12 +440,18 @@ def run_candidate(request, token, wfd):
     send("loaded", None)
     for index, args in enumerate(calls):
         counter[0] = 0
+        peak = baseline = None
+        if memory is not None:
+            memory.reset_peak()
+            baseline = memory.get_traced_memory()[0]
         try:
             value = function(*args)
+            if memory is not None and baseline is not None:
+                peak = max(0, memory.get_traced_memory()[1] - baseline)
             result = {"ok": wire(value, 0)}
         except base_exception as exc:  # noqa: BLE001
             result = {"exc": str_of(type_of(exc).__name__)[:80]}
-        send("result", [index, result, counter[0] if trace else None])
+        send("result", [index, result, counter[0] if trace else None, peak])
     send("done", None)
     exit_now(0)
 

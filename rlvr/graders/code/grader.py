@@ -32,6 +32,7 @@ from rlvr.sandbox.pool import ExecResult, Job
 from rlvr.specs.programs import is_program_task
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
+REFERENCE_TIMEOUT_FACTOR = 6
 CANDIDATE_FAULTS = {
     "timeout": "the program exceeded its time limit",
     "crash": "the program's process ended before answering every test",
@@ -83,6 +84,7 @@ class CodeGrader(Grader):
         self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
         self._reference_counts: dict[str, list[int | None]] = {}
         self._allowed: dict[str, frozenset[str]] = {}
+        self._reference_peaks: dict[str, list[int | None]] = {}  # bytes per call, beside the counts
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-types")
         self._programs: ProgramTasks | None = None
@@ -197,7 +199,9 @@ class CodeGrader(Grader):
             item = next(p for p in runnable if p.task.id == task_id)
             assert item.oracle is not None
             calls = item.oracle.calls + item.oracle.perf_calls  # the reference is measured on both
-            reference_jobs.append(self._job(item.task.hidden["reference"], item.oracle, item.task, calls))
+            job = self._job(item.task.hidden["reference"], item.oracle, item.task, calls, memory=True)
+            # trusted and measured once per task: a slow reference gets room (tracing slows it down)
+            reference_jobs.append(replace(job, timeout=job.timeout * REFERENCE_TIMEOUT_FACTOR))
         growth: list[_Prepared] = []
         for item in runnable:
             assert item.oracle is not None
@@ -205,18 +209,29 @@ class CodeGrader(Grader):
             jobs.append(self._job(item.program, item.oracle, item.task, trace=not item.oracle.perf_calls))
             if item.oracle.perf_calls:
                 growth.append(item)
-        perf_jobs = [self._job(p.program, p.oracle, p.task, p.oracle.perf_calls) for p in growth if p.oracle]
+        perf_jobs = [
+            self._job(p.program, p.oracle, p.task, p.oracle.perf_calls, memory=True)
+            for p in growth
+            if p.oracle
+        ]
         results = self.sandbox.run_many(reference_jobs + jobs + perf_jobs) if jobs else []
         with self._lock:
             for task_id, result in zip(needs_reference, results[: len(reference_jobs)], strict=True):
                 if result.status == "ok":
                     self._reference_counts[task_id] = list(result.counts)
+                    self._reference_peaks[task_id] = list(result.peaks)
         for item, result in zip(growth, results[len(reference_jobs) + len(jobs) :], strict=True):
             item.perf = result
         return results[len(reference_jobs) : len(reference_jobs) + len(jobs)]
 
     def _job(
-        self, source: str, oracle: CodeOracle, task: Task, calls: list[Any] | None = None, trace: bool = True
+        self,
+        source: str,
+        oracle: CodeOracle,
+        task: Task,
+        calls: list[Any] | None = None,
+        trace: bool = True,
+        memory: bool = False,
     ) -> Job:
         timeout = float(task.hidden.get("timeout") or self.timeout)
         return Job(
@@ -225,21 +240,31 @@ class CodeGrader(Grader):
             calls=oracle.calls if calls is None else calls,
             timeout=timeout,
             trace=trace,
+            memory=memory,  # peak memory is scored on the growth inputs (and measured for the reference)
         )
 
     def _perf(self, item: _Prepared, reference_counts: list[int | None], result: ExecResult) -> PerfResult:
         oracle = item.oracle
         assert oracle is not None
         tests = len(oracle.calls)
+        reference_peaks = self._reference_peaks.get(item.task.id, [])
         if not oracle.perf_calls:
-            return perf_score(reference_counts[:tests], result.counts)
+            return perf_score(
+                reference_counts[:tests], result.counts, None, reference_peaks[:tests], result.peaks
+            )
         run = item.perf
         if run is None or run.status != "ok":
             detail = "the program did not finish the growth inputs" + (f" ({run.status})" if run else "")
             return PerfResult(0.0, 0, 0, detail)
         if not oracle.perf_agrees(run.outcomes):
             return PerfResult(0.0, 0, 0, "wrong answer on a growth input")
-        return perf_score(reference_counts[tests:], run.counts, PerfPlan(oracle.perf_sizes))
+        return perf_score(
+            reference_counts[tests:],
+            run.counts,
+            PerfPlan(oracle.perf_sizes),
+            reference_peaks[tests:],
+            run.peaks,
+        )
 
     # ------------------------------------------------------------------ composition
     def _verdict(

@@ -3,7 +3,8 @@
 A seed is an argument tuple the task itself uses (a docstring example or a call its original test
 makes). Mutating seeds explores the neighbourhood of inputs the task author considered valid:
 integers step by one, strings lose, repeat or swap pieces, lists drop, duplicate or perturb
-elements, and so on. Values are mixed with an "ingredient" pool of every value seen in the seeds.
+elements (also mirrored, sorted, doubled or all equal: cancelling pairs, order boundaries, longer
+inputs and ties), and so on. Values are mixed with an "ingredient" pool of every value seen in the seeds.
 Each mutated argument must still lie inside its inferred domain (`Shape.accepts`).
 """
 
@@ -169,7 +170,7 @@ def _mutate_text(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> s
 
 def _mutate_list(items: list[Any], rng: random.Random, pool: dict[str, list[Any]], depth: int) -> list[Any]:
     out = list(items)
-    choice = rng.randrange(7)
+    choice = rng.randrange(11)
     if not out or choice == 0:  # insert a mutated copy of an element (or a pool value)
         donor = rng.choice(out) if out else _any_from_pool(pool, rng)
         if donor is None and not out:
@@ -187,8 +188,20 @@ def _mutate_list(items: list[Any], rng: random.Random, pool: dict[str, list[Any]
         rng.shuffle(out)
     elif choice == 5:
         out = out[: rng.randrange(len(out) + 1)]
-    else:
+    elif choice == 6:
         out.reverse()
+    elif choice == 7 and type(out[k]) in (int, float) and len(out) > 1:
+        # mirror another element: pairs that cancel (x, -x) catch sum/sign/distance bugs
+        out[rng.randrange(len(out))] = -out[k]
+    elif choice == 8:
+        try:  # sorted runs, ascending or descending: the boundaries of order-sensitive code
+            out.sort(reverse=rng.random() < 0.5)
+        except TypeError:
+            rng.shuffle(out)
+    elif choice == 9:
+        out = out + out  # longer inputs with repeats
+    else:
+        out = [out[k]] * len(out)  # all equal: every comparison ties
     return out
 
 

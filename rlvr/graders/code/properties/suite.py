@@ -63,13 +63,14 @@ from rlvr.graders.code.properties.preconditions import HUMANEVAL_PRECONDITIONS, 
 from rlvr.graders.code.properties.runner import ReferenceRun, hypothesis_examples, run_reference
 from rlvr.graders.code.properties.shapes import Shape, argument_shapes, inferred_relations
 
-GENERATOR_VERSION = 7
+GENERATOR_VERSION = 9
 DEFAULT_MAX_CALLS = 200
 MUTANTS_PER_TASK = 160
 HYPOTHESIS_EXAMPLES = 80
 CALL_BUDGET = 20_000  # reference events per generated call
 TASK_BUDGET = 400_000  # reference events over all generated calls of a task
-PERF_CALL_BUDGET = 300_000
+PERF_CALL_BUDGET = 300_000  # also the budget of a task's hand-written hidden inputs
+EXTRA_DRAW_ROUNDS = 3
 DEFAULT_GROWTH_SIZES = (8, 16, 32, 64, 128)
 
 Precondition = Callable[..., bool]
@@ -249,7 +250,7 @@ class _Collector:
     def full(self) -> bool:
         return len(self.calls) >= self.limit or self.spent >= TASK_BUDGET
 
-    def offer(self, args: tuple[Any, ...]) -> bool:
+    def offer(self, args: tuple[Any, ...], budget: int = CALL_BUDGET) -> bool:
         if self.full:
             return False
         key = _key(args)
@@ -258,7 +259,7 @@ class _Collector:
         self.seen.add(key)
         if not self.admissible(args):
             return False
-        run = run_reference(self.reference, args, CALL_BUDGET)
+        run = run_reference(self.reference, args, budget)
         self.spent += run.ops
         if not run.ok or not self._self_consistent(args, run):
             return False
@@ -300,7 +301,8 @@ def generate_tests(
     for raw in spec.get("inputs") or []:
         if not isinstance(raw, list | tuple):
             raise PropertySpecError(f"{task.id}: properties.inputs must be a list of argument lists")
-        collector.offer(tuple(raw))
+        collector.offer(tuple(raw), PERF_CALL_BUDGET)  # hand-written: the task vouches for its cost
+    collector.spent = 0  # ... and they do not eat into the generated inputs' budget
 
     shapes: list[Shape] | None = None
     valid_seeds = [s for s in seeds if collector.admissible(s)]
@@ -315,6 +317,12 @@ def generate_tests(
         strategy = st.tuples(*(s.strategy() for s in shapes))
         for args in hypothesis_examples(strategy, config.hypothesis_examples, _seed_for(task)):
             collector.offer(tuple(args))
+        # a narrow domain (a precondition rejects most draws) gets more draws, within the task budget
+        for round_ in range(1, EXTRA_DRAW_ROUNDS + 1):
+            if precondition is None or collector.full or len(collector.calls) >= limit // 2:
+                break
+            for args in hypothesis_examples(strategy, config.hypothesis_examples, _seed_for(task) + round_):
+                collector.offer(tuple(args))
         # mutants that the reference accepts join the population, so edits compound on valid inputs
         budget = min(config.mutants, limit - len(collector.calls))
         constants = source_constants(task.hidden["reference"])

@@ -11,7 +11,8 @@ benchmark data, never part of the package. Each pair is scored four ways:
   suite's test sets them explicitly.
 
 `annotations.json` (same folder) lists, case by case, the pairs where the suite's label is wrong or rlvr is
-stricter on purpose; "agreement (documented)" counts those as agreements for rlvr. A false positive is a
+stricter on purpose; "documented" counts those as agreements for rlvr (a "stricter" note only where rlvr
+rejects; a note of kind "setting" explains a disagreement but is not counted). A false positive is a
 pass where the label says the pair differs.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/math_equivalence_suite.py [--json OUT]
@@ -81,13 +82,24 @@ def rlvr_settings(case: dict[str, Any]) -> dict[str, Any]:
     return mapped
 
 
-def score(name: str, verdicts: list[bool], cases: list[dict[str, Any]], notes: dict[str, Any]) -> dict[str, Any]:
+def _excused(note: dict[str, str] | None, verdict: bool) -> bool:
+    """A documented disagreement: the label is wrong, or rlvr rejects on purpose (never a lenient pass)."""
+    if note is None:
+        return False
+    return note["kind"] == "label wrong" or (note["kind"] == "stricter" and not verdict)
+
+
+def score(
+    name: str, verdicts: list[bool], cases: list[dict[str, Any]], notes: dict[str, Any]
+) -> dict[str, Any]:
     expected = [case["expected"] for case in cases]
     agree = sum(v == e for v, e in zip(verdicts, expected, strict=True))
     false_positives = [c["id"] for c, v in zip(cases, verdicts, strict=True) if v and not c["expected"]]
     false_negatives = [c["id"] for c, v in zip(cases, verdicts, strict=True) if c["expected"] and not v]
     documented = agree + sum(
-        1 for c, v in zip(cases, verdicts, strict=True) if v != c["expected"] and c["id"] in notes
+        1
+        for c, v in zip(cases, verdicts, strict=True)
+        if v != c["expected"] and _excused(notes.get(c["id"]), v)
     )
     return {
         "grader": name,
@@ -115,7 +127,9 @@ def main() -> int:
     started = time.perf_counter()
     for index, case in enumerate(cases):
         rlvr_verdicts["rlvr (defaults)"].append(rlvr.verify(case["gold"], case["pred"]))
-        rlvr_verdicts["rlvr (suite settings)"].append(rlvr.verify(case["gold"], case["pred"], **rlvr_settings(case)))
+        rlvr_verdicts["rlvr (suite settings)"].append(
+            rlvr.verify(case["gold"], case["pred"], **rlvr_settings(case))
+        )
         print(f"\rrlvr: {index + 1}/{len(cases)}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     elapsed = time.perf_counter() - started
@@ -130,13 +144,19 @@ def main() -> int:
             f"{row['grader']:<30} {row['agree']:>6} {row['agree_documented']:>11} "
             f"{len(row['false_positives']):>8} {len(row['false_negatives']):>8}"
         )
-    print(f"rlvr: {errors} verdicts with error set; {elapsed / (2 * len(cases)) * 1000:.0f} ms per verify call")
-    defaults = rlvr_verdicts["rlvr (defaults)"]
-    for case, verdict in zip(cases, defaults, strict=True):
-        if verdict.passed != case["expected"]:
-            note = notes.get(case["id"], {})
-            tag = f"[{note['kind']}]" if note else "[UNEXPLAINED]"
-            print(f"  {tag} {case['id']}: expected {case['expected']}, rlvr {verdict.passed} — {verdict.feedback[:160]}")
+    print(
+        f"rlvr: {errors} verdicts with error set; {elapsed / (2 * len(cases)) * 1000:.0f} ms per verify call"
+    )
+    for name, verdicts in rlvr_verdicts.items():
+        print(f"{name} disagrees with the label on:")
+        for case, verdict in zip(cases, verdicts, strict=True):
+            if verdict.passed != case["expected"]:
+                note = notes.get(case["id"], {})
+                tag = f"[{note['kind']}]" if note else "[UNEXPLAINED]"
+                print(
+                    f"  {tag} {case['id']}: expected {case['expected']}, rlvr {verdict.passed}"
+                    f" — {verdict.feedback[:160]}"
+                )
     if args.json:
         args.json.write_text(
             json.dumps(

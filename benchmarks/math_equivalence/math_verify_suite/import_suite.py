@@ -26,7 +26,12 @@ FILES = (
     "test_strict.py",
     "test_yujianll.py",
 )
-DEFAULTS = {"match_types": ["latex", "expr"], "precision": 6, "strict": True, "allow_set_relation_comp": False}
+DEFAULTS = {
+    "match_types": ["latex", "expr"],
+    "precision": 6,
+    "strict": True,
+    "allow_set_relation_comp": False,
+}
 
 
 def _value(node: ast.expr) -> Any:
@@ -34,7 +39,9 @@ def _value(node: ast.expr) -> Any:
     try:
         return ast.literal_eval(node)
     except ValueError:
-        return eval(compile(ast.Expression(node), "<case>", "eval"), {"math": math})  # trusted: fixed suite text
+        return eval(
+            compile(ast.Expression(node), "<case>", "eval"), {"math": math}
+        )  # trusted: fixed suite text
 
 
 def _settings(function: ast.FunctionDef, names: list[str], case: dict[str, Any]) -> dict[str, Any] | None:
@@ -54,7 +61,9 @@ def _settings(function: ast.FunctionDef, names: list[str], case: dict[str, Any])
     return None
 
 
-def _literal_comparisons(function: ast.FunctionDef, file_name: str, commit: str, start: int) -> list[dict[str, Any]]:
+def _literal_comparisons(
+    function: ast.FunctionDef, file_name: str, commit: str, start: int
+) -> list[dict[str, Any]]:
     """`assert compare_strings("gold", "pred", ...) == 1` written out in a test body (not parametrized)."""
     found: list[dict[str, Any]] = []
     for node in ast.walk(function):
@@ -90,7 +99,9 @@ def import_cases(checkout: Path, commit: str) -> list[dict[str, Any]]:
                 continue
             cases.extend(_literal_comparisons(function, file_name, commit, len(cases)))
             for decorator in function.decorator_list:
-                if not (isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"):
+                if not (
+                    isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "parametrize"
+                ):
                     continue
                 names = [n.strip() for n in _value(decorator.args[0]).split(",")]
                 rows = decorator.args[1]

@@ -134,12 +134,15 @@ _RELATION_SPELLING = [
 _MEANINGFUL_WORDS = frozenset(
     """hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens
     half halves third thirds quarter quarters fifth fifths tenth tenths hundredth hundredths thousandth
-    percent percentage more less fewer greater smaller larger bigger higher lower than or and at least most
+    more less fewer greater smaller larger bigger higher lower than or and at least most
     over under above below about approximately roughly nearly around almost plus minus times squared cubed
     to not no exactly only up per divided multiplied""".split()
 )
 _LIST_CONNECTIVE = re.compile(r"\s*,?\s*(?:\\text\{\s*(and|or)\s*\}|\b(and|or)\b)\s*,?\s*")
 _HAS_INEQUALITY = re.compile(r"\\[lg]eq|[<>]|\\neq")
+
+
+_PERCENT_WORD = re.compile(r"(\d)\s*(?:percent(?:age)?|pct)\b", re.IGNORECASE)
 
 
 def _lists_from_connectives(text: str) -> str:
@@ -186,6 +189,7 @@ def normalise(answer: str) -> str:
         text = _UNIT_TEXT.sub(r"\1", text)
     for _ in range(3):
         text = _TEXT_COMMAND.sub(r"\1", text)
+    text = _PERCENT_WORD.sub(r"\1%", text)
     text = _lists_from_connectives(text)
     for pattern, replacement in _WRAPPERS:
         text = re.sub(pattern, replacement, text)
@@ -291,7 +295,9 @@ def shape_of(text: str) -> Shape:
 # ---------------------------------------------------------------- parsing
 
 _LATEX_CONFIG = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
-_SYMBOL_EQUATION = re.compile(r"^\s*([A-Za-z](?:_\{?\w+\}?)?)\s*(?:=|\\in)\s*(.+)$")
+_NAME = r"[A-Za-z](?:_\{?\w+\}?)?"
+# `x = 5`, `x \in [1, 3]`, `(x, y) = (5, 8)`: a name (or a tuple of names) and its value
+_SYMBOL_EQUATION = re.compile(rf"^\s*({_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\))\s*(?:=|\\in)\s*(.+)$")
 
 
 def parse_expression(text: str) -> Any:
@@ -392,8 +398,10 @@ def expressions_equal(a: Any, b: Any, rules: Rules) -> bool:
         if _numbers_close(a, b, rules):
             return True
     a, b = exact(a), exact(b)
-    if a == b:
+    if a == b or _rebuilt(a) == _rebuilt(b):
         return True
+    if not a.free_symbols and not b.free_symbols and _clearly_different(a, b):
+        return False  # numbers that differ at 30 digits: no need for simplify (slow on nested radicals)
     difference = sympy.simplify(a - b)
     if difference == 0:
         return True
@@ -403,6 +411,28 @@ def expressions_equal(a: Any, b: Any, rules: Rules) -> bool:
     if _random_points_agree(a, b, symbols):
         return True
     return not rules.strict and _equal_up_to_renaming(a, b)
+
+
+def _rebuilt(expr: Any) -> Any:
+    """The expression with its unevaluated parts evaluated (`15 + 2\\sqrt{33}` and `2\\sqrt{33} + 15` agree)."""
+    try:
+        return expr.doit()
+    except (TypeError, ValueError, AttributeError, NotImplementedError):
+        return expr
+
+
+def _clearly_different(a: Any, b: Any) -> bool:
+    try:
+        x, y = complex(sympy.N(a, 30)), complex(sympy.N(b, 30))
+    except (TypeError, ValueError):
+        return False
+    if not all(map(_finite_complex, (x, y))):
+        return False
+    return abs(x - y) > 1e-20 * max(1.0, abs(x), abs(y))
+
+
+def _finite_complex(value: complex) -> bool:
+    return value == value and abs(value) != float("inf")
 
 
 def _undefined(expr: Any) -> bool:
@@ -454,6 +484,10 @@ def sets_equal(a: Any, b: Any, rules: Rules) -> bool:
         return multisets_equal(list(a.args), list(b.args), rules)
     if a == b:
         return True
+    if rules.approximate and isinstance(a, sympy.Interval) and isinstance(b, sympy.Interval):
+        return (a.left_open, a.right_open) == (b.left_open, b.right_open) and all(
+            expressions_equal(x, y, rules) for x, y in ((a.start, b.start), (a.end, b.end))
+        )
     symmetric = sympy.Union(sympy.Complement(a, b), sympy.Complement(b, a))
     return symmetric is sympy.S.EmptySet or bool(symmetric.is_empty)
 
@@ -503,9 +537,29 @@ def _strip_symbol_equation(candidate: str, reference: str) -> tuple[str, str]:
     return candidate, reference
 
 
+_INEQUALITY = re.compile(r"\\[lg]eq|[<>]")
+
+
+def _as_relation_setting(shape: Shape, rules: Rules) -> Shape:
+    """The `relation` setting: "set" compares every collection order-free, "tuple" every bare list in order;
+    strict=False lets a set equal a tuple of the same items."""
+    if rules.relation == "set" and shape.kind in ("tuple", "list_ordered"):
+        return Shape("list", shape.items, shape.text)
+    if rules.relation == "tuple" and shape.kind == "list":
+        return Shape("list_ordered", shape.items, shape.text)
+    if not rules.strict and shape.kind == "set":
+        return Shape("list", shape.items, shape.text)
+    return shape
+
+
 def structurally_equal(candidate: str, reference: str, rules: Rules) -> bool:
+    if not rules.relation_as_set and _INEQUALITY.search(candidate) and not _INEQUALITY.search(reference):
+        return False  # relation_as_set=False: a reference set is not matched by an inequality
     candidate, reference = _strip_symbol_equation(candidate, reference)
     cs, rs = shape_of(candidate), shape_of(reference)
+    cs, rs = _as_relation_setting(cs, rules), _as_relation_setting(rs, rules)
+    if not rules.strict and {cs.kind, rs.kind} == {"list", "tuple"}:
+        cs, rs = (Shape("list", shape.items, shape.text) for shape in (cs, rs))
     ordered = {"tuple", "list_ordered"}
     if rs.kind == "interval" or cs.kind == "interval":
         if {cs.kind, rs.kind} <= {"interval", "tuple", "scalar"} and not (
@@ -610,15 +664,38 @@ def _compare_relations(candidate: str, reference: str) -> tuple[bool, str] | Non
     only `name = value` is read as its value."""
     if _RELATION.search(reference) or not _RELATION.search(candidate):
         return None
-    equation = _SYMBOL_EQUATION.match(candidate)  # `x = 5`, `x \in [1, 3]`
-    if equation and not _RELATION.search(equation.group(2)):
-        return None
-    return False, "relation (only one side matches)"
+    for item in split_top_level(candidate):
+        if not _RELATION.search(item):
+            continue
+        equation = _SYMBOL_EQUATION.match(item)  # `x = 5`, `x \in [1, 3]`, `(x, y) = (5, 8)`
+        if not equation or _RELATION.search(equation.group(2)):
+            return False, "relation (only one side matches)"
+    return None
+
+
+_ASSIGNMENT = re.compile(rf"^\s*{_NAME}\s*=\s*([^=;]+?)\s*$")
+
+
+def _reference_groups(reference: str) -> str:
+    """`p=5,q=2;p=7,q=2` (solutions separated by `;`, each naming its values) -> `(5, 2), (7, 2)`."""
+    groups = [group.strip() for group in reference.split(";")]
+    if len(groups) < 2:
+        return reference
+    tuples = []
+    for group in groups:
+        values = [_ASSIGNMENT.match(part) for part in split_top_level(group)]
+        if not all(values):
+            return reference
+        found = [match.group(1) for match in values if match]
+        tuples.append(found[0] if len(found) == 1 else "(" + ", ".join(found) + ")")
+    return ", ".join(tuples)
 
 
 def _reference_value(reference: str, candidate: str) -> str:
     """A labelled reference (`S_{MBCN}:S = 7:32`, `\\frac{NO}{BO} = \\frac{1}{\\sqrt{6}}`) against an unlabelled
     answer: the value on the right. The label is letters only (a trusted name, never `x + 1 = 3`)."""
+    if ";" in reference and "=" not in candidate:
+        return _reference_groups(reference)
     if "=" in candidate or reference.count("=") != 1 or re.search(r"\\[lg]eq|[<>]", reference):
         return reference
     label, value = (part.strip() for part in reference.split("="))
@@ -638,15 +715,20 @@ def _decimal_comma(candidate: str, reference: str) -> str:
     return candidate
 
 
-def _math_verify_may_override(candidate: str, reference: str) -> bool:
+def _math_verify_may_override(candidate: str, reference: str, rules: Rules) -> bool:
     """Whether math-verify may turn a structural "not equal" into "equal". Not where its known false positives
-    live: decimals (it rounds to 6 places, exactness is the rule without a rules), sets against ordered
-    collections (it reads `(1, 2)` as an interval that may equal `{1, 2}`) and lists of different lengths
-    (it collapses `1, 2, 2` into `{1, 2}`)."""
+    live: decimals (it rounds to 6 places, exactness is the rule without a numeric setting), sets against
+    ordered collections (it reads `(1, 2)` as an interval that may equal `{1, 2}`), lists of different
+    lengths (it collapses `1, 2, 2` into `{1, 2}`), undefined values, and wherever a setting asks for more
+    than its defaults give (ordered lists, no inequality for a set)."""
     if _DECIMAL.search(candidate) or _DECIMAL.search(reference):
         return False
     shapes = shape_of(candidate), shape_of(reference)
     kinds = {shape.kind for shape in shapes}
+    if (rules.relation == "tuple" and kinds & {"list", "list_ordered"}) or not rules.relation_as_set:
+        return False
+    if re.search(r"\\frac\s*\{[^{}]*\}\s*\{\s*0\s*\}|/\s*0(?![\d.])", candidate):
+        return False  # a division by zero is undefined, never equal to anything
     if "set" in kinds and kinds & {"tuple", "list_ordered", "interval"}:
         return False
     collections = [shape for shape in shapes if shape.kind in ("set", "list")]
@@ -690,7 +772,7 @@ def equivalent(
         decided = False
     if rules.approximate:
         return False, "structural" if decided else "unparsed (a numeric setting needs numbers)"
-    if decided and not _math_verify_may_override(c, r):
+    if decided and not _math_verify_may_override(c, r, rules):
         return False, "structural"
     # a notation the structural parser may have misread: math-verify gets a second look
     return math_verify_equal(c, r), "math-verify"

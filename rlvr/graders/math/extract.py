@@ -140,14 +140,21 @@ def _compact(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def _from_boxes(text: str, boxes: list[_Box], rule: str) -> Extraction:
+_PROSE_GAP = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+
+
+def answer_from_boxes(text: str, boxes: list[_Box], rule: str, *, reference: bool = False) -> Extraction:
+    """The answer several boxes give. Boxes separated only by punctuation, `and`, `\\quad` or a short
+    `\\text{}` form one list answer; earlier boxes must repeat it or one of its items. A `reference`
+    (trusted text) also joins boxes separated by any text without words (`\\boxed{1} ++ \\boxed{2}`)."""
     if rule == "first":
         return Extraction(boxes[0].content, "boxed")
     if rule == "last" or len(boxes) == 1:
         return Extraction(boxes[-1].content, "boxed")
     run = [boxes[-1]]
     for box in reversed(boxes[:-1]):
-        if not _BOX_GAP.match(text[box.end : run[0].start]):
+        gap = text[box.end : run[0].start]
+        if not (_BOX_GAP.match(gap) or (reference and not _PROSE_GAP.search(gap))):
             break
         run.insert(0, box)
     answer = run[0].content if len(run) == 1 else ", ".join(box.content for box in run)
@@ -157,7 +164,7 @@ def _from_boxes(text: str, boxes: list[_Box], rule: str) -> Extraction:
     return Extraction(answer, "boxed" if len(run) == 1 else "boxes", flags)
 
 
-_SENTENCE_END = re.compile(r"\.\s+(?:I hope|Note|This|That)\b.*$", re.IGNORECASE | re.DOTALL)
+_SENTENCE_END = re.compile(r"\.\s+[A-Z].*$", re.DOTALL)
 MAX_SEARCH_CHARS = 4000
 
 
@@ -190,8 +197,8 @@ def extract(text: str, boxes: str = "all") -> Extraction:
     answer, else the completion's tail for the math worker to search (source `prose`)."""
     found = all_boxes(text)
     line = _answer_line(text)
-    if found and not (line and line[0] > found[-1].end and line[1]):
-        return _from_boxes(text, found, boxes)
+    if found and not (line and line[0] > found[-1].end and line[1] and is_plain_answer(line[1])):
+        return answer_from_boxes(text, found, boxes)
     if line is not None:
         if not line[1]:
             return Extraction(None, "none")

@@ -20,7 +20,7 @@ from typing import Any
 
 from rlvr.core.pack import StaticPack
 from rlvr.core.types import Task, Verdict
-from rlvr.graders.math.extract import all_boxes, is_plain_answer
+from rlvr.graders.math.extract import all_boxes, answer_from_boxes, is_plain_answer
 from rlvr.graders.math.grader import AnswerFault, MathGrader
 from rlvr.specs.math_settings import MathSettings
 
@@ -50,7 +50,8 @@ def reference_answer(gold: str, grader: MathGrader) -> str:
     answer its prose states (found in the worker)."""
     boxes = all_boxes(gold)
     if boxes:
-        return boxes[-1].content
+        found = answer_from_boxes(gold, boxes, "all", reference=True).answer
+        return found if found is not None else boxes[-1].content
     if is_plain_answer(gold):
         return gold
     try:

@@ -11,7 +11,8 @@ from stdin before anything untrusted is parsed, so nothing an answer makes the c
 fd 1/2) can pose as a reply; a frame with a wrong token or request id is a protocol violation, reported as
 `WorkerProtocolError`, and the child is killed.
 
-Requests: `{"op": "equiv", "candidate", "reference", "settings"}` (settings: rlvr/specs/math_settings.py;
+Requests: `{"op": "rg_prepare", "spec"}` (build a generator's dataset before any answer is timed),
+`{"op": "equiv", "candidate", "reference", "settings"}` (settings: rlvr/specs/math_settings.py;
 a legacy `"tolerance"` key is still read), `{"op": "extract", "text"}` (math-verify's extraction of the
 last stated answer in prose), `{"op": "rg_score", "spec", "candidate"}` (an allow-listed reasoning-gym
 generator's own `score_answer`) and `{"op": "proof", ...}` (see rlvr/graders/proof/check.py).
@@ -194,6 +195,9 @@ def _handle(request: dict[str, Any]) -> dict[str, Any]:
         from rlvr.graders.math.equiv import extract_stated_answer
 
         return {"ok": True, "answer": extract_stated_answer(str(request["text"]))}
+    if op == "rg_prepare":  # build the generator's dataset (slow the first time) before any answer is timed
+        _reasoning_gym_dataset(request["spec"])
+        return {"ok": True}
     if op == "rg_score":
         score = _reasoning_gym_score(request["spec"], str(request["candidate"]))
         return {"ok": True, "equal": score >= 1.0, "score": score, "how": "reasoning-gym score_answer"}
@@ -207,7 +211,7 @@ def _handle(request: dict[str, Any]) -> dict[str, Any]:
 _RG_DATASETS: dict[tuple[str, int, int], Any] = {}
 
 
-def _reasoning_gym_score(spec: dict[str, Any], candidate: str) -> float:
+def _reasoning_gym_dataset(spec: dict[str, Any]) -> Any:
     from rlvr.specs.reasoning_gym_scorers import scorer_problem
 
     problem = scorer_problem(spec)
@@ -218,7 +222,11 @@ def _reasoning_gym_score(spec: dict[str, Any], candidate: str) -> float:
     key = (str(spec["dataset"]), int(spec["seed"]), int(spec["size"]))
     if key not in _RG_DATASETS:
         _RG_DATASETS[key] = reasoning_gym.create_dataset(key[0], size=key[2], seed=key[1])
-    dataset = _RG_DATASETS[key]
+    return _RG_DATASETS[key]
+
+
+def _reasoning_gym_score(spec: dict[str, Any], candidate: str) -> float:
+    dataset = _reasoning_gym_dataset(spec)
     score = float(dataset.score_answer(candidate, dataset[int(spec["index"])]) or 0.0)
     return min(1.0, max(0.0, score)) if score == score else 0.0
 

@@ -364,6 +364,11 @@ def _numbers_close(a: Any, b: Any, rules: Rules) -> bool:
 
 def _random_points_agree(a: Any, b: Any, symbols: set[Any]) -> bool:
     """Evaluate a - b at random points with 40 digits; every finite sample must vanish."""
+    return _random_points_verdict(a, b, symbols) is True
+
+
+def _random_points_verdict(a: Any, b: Any, symbols: set[Any]) -> bool | None:
+    """True: a - b vanishes at >= 4 random points; False: it does not at one; None: too few finite samples."""
     rng = random.Random(1234)
     ordered = sorted(symbols, key=str)
     finite = 0
@@ -378,7 +383,7 @@ def _random_points_agree(a: Any, b: Any, symbols: set[Any]) -> bool:
         finite += 1
         if abs(value) > 1e-25:
             return False
-    return finite >= 4
+    return True if finite >= 4 else None
 
 
 def expressions_equal(a: Any, b: Any, rules: Rules) -> bool:
@@ -402,14 +407,17 @@ def expressions_equal(a: Any, b: Any, rules: Rules) -> bool:
         return True
     if not a.free_symbols and not b.free_symbols and _clearly_different(a, b):
         return False  # numbers that differ at 30 digits: no need for simplify (slow on nested radicals)
+    symbols = a.free_symbols | b.free_symbols
+    if symbols:
+        # random points first: a quick "no" for most wrong answers, and a "yes" simplify would only confirm
+        sampled = _random_points_verdict(a, b, symbols)
+        if sampled is not None:
+            return sampled or (not rules.strict and _equal_up_to_renaming(a, b))
     difference = sympy.simplify(a - b)
     if difference == 0:
         return True
-    symbols = a.free_symbols | b.free_symbols
     if not symbols:
         return bool(difference.equals(0))
-    if _random_points_agree(a, b, symbols):
-        return True
     return not rules.strict and _equal_up_to_renaming(a, b)
 
 
@@ -458,6 +466,8 @@ def _equations_equal(a: Any, b: Any, rules: Rules) -> bool:
         left, right = exact(a_sides[0] - a_sides[1]), exact(b_sides[0] - b_sides[1])
         if right == 0:
             return left == 0
+        if _rebuilt(left) == _rebuilt(right) or _rebuilt(left) == -_rebuilt(right):
+            return True
         ratio = sympy.simplify(left / right)
         return bool(ratio.is_number and ratio != 0 and ratio.is_finite)
     equation, value = (a, b) if isinstance(a, sympy.Eq) else (b, a)
@@ -607,10 +617,9 @@ _DECIMAL = re.compile(r"\d\.\d|\\overline")
 
 _TIME = re.compile(r"^(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(a\.?m\.?|p\.?m\.?)?$", re.IGNORECASE)
 _RATIO = re.compile(r"^[^:=<>]+(?::[^:=<>]+)+$")
-# relations that say something about two sides: an answer that keeps one side must not pass as that side
-_RELATION = re.compile(
-    r"\\(?:sim|approx|simeq|cong|equiv|propto|neq|ne|leq|geq|in|subset|subseteq)(?![A-Za-z])|[=<>≈≠]"
-)
+# relations between two values: an answer that keeps one side must not pass as that side (inequalities and
+# `\in` are not here: they describe sets, compared as such)
+_RELATION = re.compile(r"\\(?:sim|approx|simeq|cong|equiv|propto)(?![A-Za-z])|(?<![<>!\\])=|≈")
 _LABEL = re.compile(r"^[A-Za-z\\{}_^(),:/ ]+$")
 
 

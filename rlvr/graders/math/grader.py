@@ -27,6 +27,7 @@ from rlvr.graders.math.extract import Extraction, extract, size_problem
 from rlvr.graders.options import GraderOptions
 from rlvr.graders.sympy_worker import (
     DEFAULT_TIMEOUT,
+    STARTUP_TIMEOUT,
     SympyWorker,
     WorkerCrash,
     WorkerProtocolError,
@@ -192,6 +193,7 @@ class MathGrader(Grader):
         if too_big:
             return Comparison(False, f"answer over a size limit ({too_big})", (too_big,))
         if scorer is not None:  # the generator's own score_answer decides (score 1.0 passes)
+            self._prepare_scorer(scorer)
             request: dict[str, Any] = {"op": "rg_score", "spec": scorer, "candidate": answer}
             rule = "reasoning-gym score_answer"
         else:
@@ -204,6 +206,16 @@ class MathGrader(Grader):
             rule = ""
         reply = self._call(request)
         return Comparison(bool(reply["equal"]), rule or str(reply.get("how", "")))
+
+    def _prepare_scorer(self, scorer: dict[str, Any]) -> None:
+        """Build the generator's dataset in the worker with the start-up budget: its cost is the machinery's,
+        never charged to an answer's timeout (a failure here is a grader fault)."""
+        try:
+            reply = self._worker.call({"op": "rg_prepare", "spec": scorer}, STARTUP_TIMEOUT)
+        except WorkerTimeout as exc:
+            raise WorkerCrash(f"reasoning-gym generator did not load within {STARTUP_TIMEOUT:g}s") from exc
+        if not reply.get("ok"):
+            raise RuntimeError(f"reasoning-gym generator failed to load: {reply.get('error')}")
 
     def _call(self, request: dict[str, Any]) -> dict[str, Any]:
         """The worker's reply. A timeout, running out of memory, a crash that repeats on a fresh worker or a

@@ -111,7 +111,7 @@ def score(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--json", type=Path, help="write per-case verdicts here")
     args = parser.parse_args()
     logging.disable(logging.WARNING)

@@ -24,4 +24,5 @@ def verify(gold: str | int | float, answer: str, **settings: Any) -> Verdict:
 
     return verify_math(gold, answer, **settings)
 
+
 register_envs()

@@ -34,8 +34,9 @@ def grader() -> Iterator[MathGrader]:
         ],
         family="math",
     )
-    with MathGrader(pack, timeout=3) as math_grader:
-        yield math_grader
+    math_grader = MathGrader(pack, timeout=3)
+    yield math_grader
+    math_grader.close()
 
 
 def test_correct_wrong_and_missing_answers(grader: MathGrader) -> None:
@@ -137,7 +138,7 @@ def test_math_env_single_and_multi_turn() -> None:
     assert "boxed" in observation and "hidden" not in info["task"]
     observation, reward, terminated, truncated, info = env.step("\\boxed{-1}")
     assert not terminated and reward == pytest.approx(0.1) and "did not pass" in observation
-    answer = env.unwrapped.task.hidden["answer"]
+    answer = env.unwrapped.task.hidden["answer"]  # pyright: ignore[reportAttributeAccessIssue]
     _, reward, terminated, _, info = env.step(f"\\boxed{{{answer}}}")
     assert terminated and reward == pytest.approx(1.0) and info["verdict"]["passed"]
     env.close()

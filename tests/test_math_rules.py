@@ -62,7 +62,10 @@ def test_false_passes_of_the_audit_fail(gold: str, answer: str) -> None:
         ("(5, 8), (8, 5)", "\\boxed{(x, y) = (5, 8) \\quad \\text{and} \\quad (8, 5)}"),
         ("(2, 2), (6, 2)", "$$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$$"),
         ("\\{1, 2, 3\\}", "\\boxed{1},\\boxed{2},\\boxed{3}"),
-        ("120", "so the volume is $5 \\times 6 \\times 4 = 120$.\nFinal Answer: The volume of $ABCDEFGH$ is 120."),
+        (
+            "120",
+            "so the volume is $5 \\times 6 \\times 4 = 120$.\nFinal Answer: The volume of $ABCDEFGH$ is 120.",
+        ),
         ("2/3", "Therefore, the probability that Alice wins the game is 2/3."),
         ("x \\geq 5", "Therefore $x >= 5$ is the solution."),
         ("(5, 2), (7, 2)", "p=5,q=2;p=7,q=2"),  # answer and reference swapped below
@@ -143,8 +146,18 @@ def test_directory_packs_check_settings_and_scorers(tmp_path: Path) -> None:
         {"id": "ok", "prompt": "p", "answer": "3.14", "significant_figures": 3, "relation": "set"},
         {"id": "typo", "prompt": "p", "answer": "1", "precison": 2},
         {"id": "type", "prompt": "p", "answer": "1", "strict": "yes"},
-        {"id": "rg-ok", "prompt": "p", "answer": "2", "reasoning_gym": {"dataset": "gcd", "seed": 1, "size": 4, "index": 0}},
-        {"id": "rg-eval", "prompt": "p", "answer": "2", "reasoning_gym": {"dataset": "countdown", "seed": 1, "size": 4, "index": 0}},
+        {
+            "id": "rg-ok",
+            "prompt": "p",
+            "answer": "2",
+            "reasoning_gym": {"dataset": "gcd", "seed": 1, "size": 4, "index": 0},
+        },
+        {
+            "id": "rg-eval",
+            "prompt": "p",
+            "answer": "2",
+            "reasoning_gym": {"dataset": "countdown", "seed": 1, "size": 4, "index": 0},
+        },
     ]
     (tmp_path / "tasks.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
     problems = [str(p) for p in validate_directory(tmp_path)]

@@ -79,7 +79,8 @@ def test_a_frame_without_the_token_is_a_protocol_violation() -> None:
 
 def test_a_tampered_channel_fails_the_answer_with_a_flag() -> None:
     pack = StaticPack("p", [Task("t", "p", "math", hidden={"answer": "4"})], family="math")
-    with MathGrader(pack, timeout=30) as grader:
+    grader = MathGrader(pack, timeout=30)
+    try:
         grader._worker.close()
         grader._worker = SympyWorker(
             _worker_with_handler(
@@ -90,6 +91,8 @@ def test_a_tampered_channel_fails_the_answer_with_a_flag() -> None:
             )
         )
         verdict = grader.grade("t", "\\boxed{3}")
+    finally:
+        grader.close()
     assert not verdict.passed and verdict.error is None and "protocol:answer" in verdict.flags
 
 
@@ -115,7 +118,10 @@ def test_answers_are_never_run_as_code(tmp_path: Path, template: str) -> None:
                 "rg",
                 "p",
                 "math",
-                hidden={"answer": "4", "reasoning_gym": {"dataset": "basic_arithmetic", "seed": 1, "size": 2, "index": 0}},
+                hidden={
+                    "answer": "4",
+                    "reasoning_gym": {"dataset": "basic_arithmetic", "seed": 1, "size": 2, "index": 0},
+                },
             ),
         ],
         family="math",
@@ -160,7 +166,11 @@ def _scoring_sources(cls: type) -> list[str]:
         source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
         sources.append(source)
         for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+            ):
                 pending.append(node.attr)
     return sources
 

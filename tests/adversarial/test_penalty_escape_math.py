@@ -28,8 +28,9 @@ HOSTILE = {
 @pytest.fixture(scope="module")
 def grader() -> Iterator[MathGrader]:
     pack = StaticPack("p", [Task("t", "p", "math", hidden={"answer": "25"})], family="math")
-    with MathGrader(pack, timeout=3) as math_grader:
-        yield math_grader
+    math_grader = MathGrader(pack, timeout=3)
+    yield math_grader
+    math_grader.close()
 
 
 @pytest.mark.parametrize("completion", list(HOSTILE.values()), ids=list(HOSTILE))
@@ -42,11 +43,14 @@ def test_resource_exhausting_answers_are_scored_failures(grader: MathGrader, com
 
 def test_a_sympy_timeout_is_a_scored_failure() -> None:
     pack = StaticPack("p", [Task("t", "p", "math", hidden={"answer": "\\sqrt{2}"})], family="math")
-    with MathGrader(pack, timeout=0.05) as impatient:
+    impatient = MathGrader(pack, timeout=0.05)
+    try:
         verdict = impatient.grade("t", "\\boxed{\\frac{\\sqrt{\\sqrt{11}+\\sqrt{194}}}{15+2\\sqrt{33}}}")
         assert verdict.error is None and not verdict.passed and "timeout:answer" in verdict.flags
         impatient.timeout = 10.0
         assert impatient.grade("t", "\\boxed{\\sqrt{2}}").passed  # a fresh worker took over
+    finally:
+        impatient.close()
 
 
 def test_the_worker_answers_after_every_hostile_answer(grader: MathGrader) -> None:

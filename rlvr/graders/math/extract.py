@@ -247,7 +247,7 @@ def oversized_number(answer: str) -> bool:
 
 
 _SCIENTIFIC_EXPONENT = re.compile(r"\d(?:\.\d*)?\s*[eE]\s*\+?(\d+)")
-_BIG_BOUND = re.compile(r"\\(?:sum|prod)\s*_\s*\{[^{}]*\}\s*\^\s*\{?\s*([\d\s,]+)")
+_BIG_BOUND = re.compile(r"\\(?:sum|prod)\s*_\s*\{[^{}]*\}\s*\^\s*(\{(?:[^{}]|\{[^{}]*\})*\}|\S+)")
 _POWER_OF_TEN = re.compile(r"10\s*\^\s*\{?\s*\+?(\d+)")
 MAX_NESTING = 60
 MAX_SERIES_TERMS = 10_000
@@ -276,7 +276,11 @@ def size_problem(answer: str) -> str | None:
     if any(len(e) > 5 or int(e) > MAX_ANSWER_DIGITS for e in exponents):
         return "size:answer"
     for bound in _BIG_BOUND.finditer(answer):
-        digits = re.sub(r"\D", "", bound.group(1))
-        if digits and (len(digits) > 6 or int(digits) > MAX_SERIES_TERMS):
+        text = bound.group(1).strip("{}").replace(",", "").replace("\\!", "")
+        numbers = [int(n) for n in re.findall(r"\d+", text[:200])[:6]]
+        if not numbers:
+            continue
+        log_size = _tower_log10(numbers) if "^" in text or "**" in text else math.log10(max(numbers[0], 1))
+        if log_size > math.log10(MAX_SERIES_TERMS) or (len(numbers) == 1 and numbers[0] > MAX_SERIES_TERMS):
             return "size:answer"
     return None

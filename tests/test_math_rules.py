@@ -165,3 +165,25 @@ def test_directory_packs_check_settings_and_scorers(tmp_path: Path) -> None:
     assert ":2: precison: unknown setting (did you mean 'precision'?)" in problems[0]
     assert ":3: strict: must be true or false" in problems[1]
     assert ":5: reasoning_gym: generator 'countdown' is not allowed" in problems[2]
+
+
+def test_pack_wide_settings_and_task_overrides() -> None:
+    from rlvr.core.pack import StaticPack
+    from rlvr.core.types import Task
+    from rlvr.graders.math.grader import MathGrader
+    from rlvr.graders.options import OptionsError
+
+    tasks = [
+        Task("third", "p", "math", hidden={"answer": "\\frac{1}{3}"}),
+        Task("exact", "p", "math", hidden={"answer": "\\frac{1}{3}", "precision": None}),
+        Task("typo", "p", "math", hidden={"answer": "1", "precison": 2}),
+    ]
+    grader = MathGrader(StaticPack("s", tasks, family="math", options={"precision": 2}), timeout=20)
+    try:
+        third, exact, typo = grader.grade_many(["third", "exact", "typo"], ["\\boxed{0.33}"] * 3)
+    finally:
+        grader.close()
+    assert third.passed and not exact.passed
+    assert typo.error and typo.fault == "task" and "precison" in typo.error
+    with pytest.raises(OptionsError, match="relation"):
+        MathGrader(StaticPack("s", [], family="math", options={"relation": "bag"}))

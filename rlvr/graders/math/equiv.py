@@ -136,7 +136,7 @@ _MEANINGFUL_WORDS = frozenset(
     half halves third thirds quarter quarters fifth fifths tenth tenths hundredth hundredths thousandth
     more less fewer greater smaller larger bigger higher lower than or and at least most
     over under above below about approximately roughly nearly around almost plus minus times squared cubed
-    to not no exactly only up per divided multiplied""".split()
+    to not no exactly only divided multiplied""".split()
 )
 _LIST_CONNECTIVE = re.compile(r"\s*,?\s*(?:\\text\{\s*(and|or)\s*\}|\b(and|or)\b)\s*,?\s*")
 _HAS_INEQUALITY = re.compile(r"\\[lg]eq|[<>]|\\neq")

@@ -157,6 +157,8 @@ def answer_from_boxes(text: str, boxes: list[_Box], rule: str, *, reference: boo
         if not (_BOX_GAP.match(gap) or (reference and not _PROSE_GAP.search(gap))):
             break
         run.insert(0, box)
+    if len({_compact(box.content) for box in run}) == 1:
+        run = run[-1:]  # the same answer boxed twice in a row is one answer
     answer = run[0].content if len(run) == 1 else ", ".join(box.content for box in run)
     final = {_compact(answer)} | {_compact(box.content) for box in run}
     earlier = boxes[: len(boxes) - len(run)]

@@ -103,11 +103,11 @@ def test_box_rules() -> None:
 @pytest.mark.parametrize(
     ("answer", "flag"),
     [
-        ("1e99999999", "size:answer"),
-        ("\\sum_{k=1}^{1000000} k", "size:answer"),
-        ("\\prod_{n=1}^{10^{9}} n", "size:answer"),
-        ("(" * 100 + "1" + ")" * 100, "nesting:answer"),
-        ("x" * 2000, "size:answer"),
+        ("1e99999999", "oversized:answer"),
+        ("\\sum_{k=1}^{1000000} k", "oversized:answer"),
+        ("\\prod_{n=1}^{10^{9}} n", "oversized:answer"),
+        ("(" * 100 + "1" + ")" * 100, "oversized:nesting"),
+        ("x" * 2000, "oversized:answer"),
         ("3.5e10", None),
         ("\\sum_{k=1}^{10} k", None),
     ],

@@ -93,7 +93,7 @@ def test_a_tampered_channel_fails_the_answer_with_a_flag() -> None:
         verdict = grader.grade("t", "\\boxed{3}")
     finally:
         grader.close()
-    assert not verdict.passed and verdict.error is None and "protocol:answer" in verdict.flags
+    assert not verdict.passed and verdict.error is None and "forged_output" in verdict.flags
 
 
 CODE_ANSWERS = [

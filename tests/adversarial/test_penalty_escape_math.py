@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from rlvr.core.flags import LIMIT_FLAGS, flag_name
 from rlvr.core.pack import StaticPack
 from rlvr.core.types import Task
 from rlvr.graders.math.grader import MathGrader
@@ -38,7 +39,7 @@ def test_resource_exhausting_answers_are_scored_failures(grader: MathGrader, com
     verdict = grader.grade("t", completion)
     assert verdict.error is None and verdict.fault is None and not verdict.disrupted
     assert verdict.passed is False and verdict.reward < 0.5
-    assert any(flag.endswith(":answer") for flag in verdict.flags), verdict.flags
+    assert any(flag_name(flag) in LIMIT_FLAGS for flag in verdict.flags), verdict.flags
 
 
 def test_a_sympy_timeout_is_a_scored_failure() -> None:

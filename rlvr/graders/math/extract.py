@@ -257,11 +257,11 @@ MAX_ANSWER_LENGTH = 1000
 
 
 def size_problem(answer: str) -> str | None:
-    """Why an answer is too big to hand to sympy (`size:answer`, `nesting:answer`), or None.
+    """Why an answer is too big to hand to sympy (`oversized:answer`, `oversized:nesting`), or None.
 
     Each is the answer's own doing: a scored failure, never a grading error."""
     if len(answer) > MAX_ANSWER_LENGTH:
-        return "size:answer"
+        return "oversized:answer"
     depth = deepest = 0
     for char in answer:
         if char in "([{":
@@ -270,13 +270,13 @@ def size_problem(answer: str) -> str | None:
         elif char in ")]}":
             depth -= 1
     if deepest > MAX_NESTING:
-        return "nesting:answer"
+        return "oversized:nesting"
     if oversized_number(answer):
-        return "size:answer"
+        return "oversized:answer"
     exponents = [m.group(1) for m in _SCIENTIFIC_EXPONENT.finditer(answer)]
     exponents += [m.group(1) for m in _POWER_OF_TEN.finditer(answer)]
     if any(len(e) > 5 or int(e) > MAX_ANSWER_DIGITS for e in exponents):
-        return "size:answer"
+        return "oversized:answer"
     for bound in _BIG_BOUND.finditer(answer):
         text = bound.group(1).strip("{}").replace(",", "").replace("\\!", "")
         numbers = [int(n) for n in re.findall(r"\d+", text[:200])[:6]]
@@ -284,5 +284,5 @@ def size_problem(answer: str) -> str | None:
             continue
         log_size = _tower_log10(numbers) if "^" in text or "**" in text else math.log10(max(numbers[0], 1))
         if log_size > math.log10(MAX_SERIES_TERMS) or (len(numbers) == 1 and numbers[0] > MAX_SERIES_TERMS):
-            return "size:answer"
+            return "oversized:answer"
     return None

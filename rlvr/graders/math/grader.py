@@ -8,7 +8,8 @@ Default weights format 0.1, answer 0.9, so a correct answer (1.0) always beats a
 How answers compare is set per task (a task's own keys) or per pack (`[options]`): see
 rlvr/specs/math_settings.py. A failure the answer causes by its own content — too big, nested too deep, a
 sympy timeout, the worker running out of memory or dying on it — is a scored failure with a flag naming
-the limit (`timeout:answer`, `size:answer`, ...), never a grading error; only the machinery failing on
+the limit (`timeout:answer`, `oversized:answer`, ...; a tampered reply channel is `forged_output`), never
+a grading error; only the machinery failing on
 its own (the worker cannot start) is an error.
 """
 
@@ -55,6 +56,10 @@ class MathOptions(GraderOptions):
 
     def settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in MathSettings.names()}
+
+
+# the worker's failure kinds as the limit flags of rlvr/core/flags.py
+_REPLY_FLAGS = {"memory": "oversized:memory", "recursion": "oversized:nesting", "size": "oversized:reply"}
 
 
 class AnswerFault(Exception):
@@ -227,7 +232,7 @@ class MathGrader(Grader):
             except WorkerTimeout as exc:
                 raise AnswerFault("timeout:answer", f"timed out after {self.timeout:g}s") from exc
             except WorkerProtocolError as exc:
-                raise AnswerFault("protocol:answer", "the worker's reply channel was tampered with") from exc
+                raise AnswerFault("forged_output", "the worker's reply channel was tampered with") from exc
             except WorkerCrash as exc:
                 if "failed to start" in str(exc):
                     raise
@@ -239,7 +244,8 @@ class MathGrader(Grader):
             kind = str(reply.get("kind", "exception"))
             if kind == "request":
                 raise RuntimeError(f"math worker refused the request: {reply.get('error')}")
-            raise AnswerFault(f"{kind}:answer", f"the check failed on this answer: {reply.get('error')}")
+            flag = _REPLY_FLAGS.get(kind, "crash:answer")
+            raise AnswerFault(flag, f"the check failed on this answer: {reply.get('error')}")
         raise AssertionError("unreachable")
 
     def close(self) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from rlvr.graders.math.extract import extract_answer, extract_answer_with_source, last_boxed, oversized_number
+from rlvr.graders.math.extract import (
+    extract,
+    extract_answer,
+    extract_answer_with_source,
+    last_boxed,
+    oversized_number,
+    size_problem,
+)
 
 
 @pytest.mark.parametrize(
@@ -62,3 +69,48 @@ def test_last_boxed_ignores_escaped_braces() -> None:
 )
 def test_oversized_numbers_are_spotted_without_computing_them(answer: str, oversized: bool) -> None:
     assert oversized_number(answer) is oversized
+
+
+@pytest.mark.parametrize(
+    ("text", "answer", "source", "flags"),
+    [
+        ("\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}", "(2, 2), (6, 2)", "boxes", ()),
+        ("\\boxed{1},\\boxed{2},\\boxed{3}", "1, 2, 3", "boxes", ()),
+        ("\\( y_1 = \\boxed{x} \\) and \\( y_2 = \\boxed{2x} \\)", "x, 2x", "boxes", ()),
+        ("try \\boxed{5}. Check: yes. So \\boxed{5}", "5", "boxed", ()),
+        ("try \\boxed{4}. Hmm, no. So \\boxed{5}", "5", "boxed", ("conflicting_boxes",)),
+        (
+            "step \\boxed{255} ... Final Answer: The final answer is $10,455$. I hope it is correct.",
+            "$10,455$",
+            "answer_line",
+            (),
+        ),
+        ("Final Answer: The largest $n$ is 34.", "The largest $n$ is 34", "prose", ()),
+        ("so the total is 120 apples overall", "so the total is 120 apples overall", "prose", ()),
+    ],
+)
+def test_several_boxes_answer_lines_and_prose(text: str, answer: str, source: str, flags: tuple) -> None:
+    found = extract(text)
+    assert (found.answer, found.source, found.flags) == (answer, source, flags)
+
+
+def test_box_rules() -> None:
+    text = "\\boxed{4} first, then \\boxed{5}"
+    assert extract(text, "first").answer == "4" and extract(text, "last").answer == "5"
+    assert extract(text, "all").flags == ("conflicting_boxes",)
+
+
+@pytest.mark.parametrize(
+    ("answer", "flag"),
+    [
+        ("1e99999999", "oversized:answer"),
+        ("\\sum_{k=1}^{1000000} k", "oversized:answer"),
+        ("\\prod_{n=1}^{10^{9}} n", "oversized:answer"),
+        ("(" * 100 + "1" + ")" * 100, "oversized:nesting"),
+        ("x" * 2000, "oversized:answer"),
+        ("3.5e10", None),
+        ("\\sum_{k=1}^{10} k", None),
+    ],
+)
+def test_size_guards(answer: str, flag: str | None) -> None:
+    assert size_problem(answer) == flag

@@ -34,8 +34,9 @@ def grader() -> Iterator[MathGrader]:
         ],
         family="math",
     )
-    with MathGrader(pack, timeout=3) as math_grader:
-        yield math_grader
+    math_grader = MathGrader(pack, timeout=3)
+    yield math_grader
+    math_grader.close()
 
 
 def test_correct_wrong_and_missing_answers(grader: MathGrader) -> None:
@@ -67,13 +68,15 @@ def test_hostile_answers_get_verdicts_not_hangs(grader: MathGrader) -> None:
     assert grader.grade("three", "\\boxed{3}").passed  # the worker still answers afterwards
 
 
-def test_worker_timeout_is_an_error_not_a_silent_zero() -> None:
+def test_worker_timeout_is_a_scored_failure_not_an_error() -> None:
+    """A timeout is the answer's doing: passed False, the format credit, a flag naming the limit, and no
+    `error` (an error would let the trainer drop the episode, escaping the penalty)."""
     pack = StaticPack("t", [Task("t", "p", "math", hidden={"answer": "x"})], family="math")
     with MathGrader(pack, timeout=0.001) as impatient:
         verdict = impatient.grade("t", "\\boxed{\\sin^2 x + \\cos^2 x}")
-    assert (
-        not verdict.passed and verdict.error and "timed out" in verdict.error and "timeout" in verdict.flags
-    )
+    assert not verdict.passed and verdict.error is None and verdict.fault is None
+    assert verdict.flags == ["timeout:answer"] and verdict.reward == pytest.approx(0.1)
+    assert verdict.gates == ["answer"] and "timed out" in verdict.feedback
 
 
 def test_unknown_task_and_non_text_completion(grader: MathGrader) -> None:
@@ -135,7 +138,7 @@ def test_math_env_single_and_multi_turn() -> None:
     assert "boxed" in observation and "hidden" not in info["task"]
     observation, reward, terminated, truncated, info = env.step("\\boxed{-1}")
     assert not terminated and reward == pytest.approx(0.1) and "did not pass" in observation
-    answer = env.unwrapped.task.hidden["answer"]
+    answer = env.unwrapped.task.hidden["answer"]  # pyright: ignore[reportAttributeAccessIssue]
     _, reward, terminated, _, info = env.step(f"\\boxed{{{answer}}}")
     assert terminated and reward == pytest.approx(1.0) and info["verdict"]["passed"]
     env.close()

@@ -10,6 +10,8 @@ import re
 import sqlite3
 from typing import Any
 
+from rlvr.specs.math_settings import MathSettings
+from rlvr.specs.reasoning_gym_scorers import scorer_problem
 from rlvr.task_packs.directory import (
     HIDDEN_BUILDERS,
     PUBLIC_FIELDS,
@@ -31,21 +33,17 @@ _core_math_checker = TASK_CHECKERS.get("math")
 
 
 def check_math(line: dict[str, Any]) -> Problems:
+    """`answer` plus the comparison settings of rlvr/specs/math_settings.py and an allow-listed
+    `reasoning_gym` scorer; any other key is an error (a misspelled setting must not be ignored)."""
     problems = _core_math_checker(line) if _core_math_checker else []
-    tolerance = line.get("tolerance")
-    if tolerance is None:
-        return problems
-    number = (int, float)
-    if isinstance(tolerance, bool) or not (
-        (isinstance(tolerance, number) and tolerance >= 0)
-        or (
-            isinstance(tolerance, dict)
-            and tolerance
-            and set(tolerance) <= {"abs", "rel"}
-            and all(isinstance(v, number) and not isinstance(v, bool) and v >= 0 for v in tolerance.values())
-        )
-    ):
-        problems.append(("tolerance", 'must be a non-negative number (absolute) or {"abs": x, "rel": y}'))
+    settings = {
+        k: v for k, v in line.items() if k not in PUBLIC_FIELDS and k not in ("answer", "reasoning_gym")
+    }
+    problems += MathSettings.problems(settings)
+    if "reasoning_gym" in line:
+        problem = scorer_problem(line["reasoning_gym"])
+        if problem:
+            problems.append(("reasoning_gym", problem))
     return problems
 
 

@@ -13,6 +13,9 @@ from collections import OrderedDict
 
 from rlvr.core.types import Verdict
 
+# failures that depend on the machine's load as much as on the completion
+_UNSTABLE_FLAGS = frozenset({"timeout:answer", "crash:answer"})
+
 
 class VerdictCache:
     def __init__(self, capacity: int = 4096) -> None:
@@ -32,8 +35,8 @@ class VerdictCache:
         return copy.deepcopy(verdict)
 
     def put(self, task_id: str, completion: str, verdict: Verdict) -> None:
-        if verdict.error is not None:  # a timeout or crash may not repeat; never pin it
-            return
+        if verdict.error is not None or any(flag in _UNSTABLE_FLAGS for flag in verdict.flags):
+            return  # a grading error, a timeout or a crash may not repeat: never pin it
         self._entries[self._key(task_id, completion)] = copy.deepcopy(verdict)
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)

@@ -1,19 +1,31 @@
 """A killable sympy process: the math and proof graders parse untrusted answers here, never in-process.
 
 sympy can hang (`9^{9^{9^9}}`) or exhaust memory on hostile input, and signal-based timeouts cannot interrupt
-a long C-level big-integer operation. So the trusted grader talks to one long-lived child over JSON lines
-(`python -m rlvr.graders.sympy_worker`), waits with a deadline, and on timeout kills the child and starts a
-fresh one. The child has an address-space limit; only JSON crosses the pipe.
+a long C-level big-integer operation. So the trusted grader talks to one long-lived child, waits with a
+deadline, and on timeout kills the child and starts a fresh one. The child has an address-space limit.
 
-Requests: `{"op": "equiv", "candidate", "reference", "tolerance"}`, `{"op": "rg_score", "spec", "candidate"}`
-(a reasoning-gym generator's own `score_answer`) and `{"op": "proof", ...}` (see rlvr/graders/proof/check.py). Replies: `{"ok": true, ...}` or `{"ok": false, "error": "..."}`.
+Protocol, not stdout. Requests go to the child's stdin as JSON lines. Replies come back on a separate pipe
+(a file descriptor the child receives at start; its stdout and stderr are /dev/null) as frames: a 4-byte
+big-endian length, then JSON `[token, request_id, reply]`. The token is a random secret the child reads
+from stdin before anything untrusted is parsed, so nothing an answer makes the child print (or write to
+fd 1/2) can pose as a reply; a frame with a wrong token or request id is a protocol violation, reported as
+`WorkerProtocolError`, and the child is killed.
+
+Requests: `{"op": "rg_prepare", "spec"}` (build a generator's dataset before any answer is timed),
+`{"op": "equiv", "candidate", "reference", "settings"}` (settings: rlvr/specs/math_settings.py;
+a legacy `"tolerance"` key is still read), `{"op": "extract", "text"}` (math-verify's extraction of the
+last stated answer in prose), `{"op": "rg_score", "spec", "candidate"}` (an allow-listed reasoning-gym
+generator's own `score_answer`) and `{"op": "proof", ...}` (see rlvr/graders/proof/check.py).
+Replies: `{"ok": true, ...}` or `{"ok": false, "error": "...", "kind": "memory" | "recursion" | "exception"}`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import selectors
+import struct
 import subprocess
 import sys
 import threading
@@ -23,7 +35,8 @@ from typing import Any
 WORKER_MEMORY_BYTES = 2 * 1024**3
 DEFAULT_TIMEOUT = 5.0
 STARTUP_TIMEOUT = 60.0
-MAX_LINE_BYTES = 1 << 20
+MAX_FRAME_BYTES = 1 << 20
+MAX_REQUEST_BYTES = 1 << 20
 
 
 class WorkerTimeout(Exception):
@@ -34,64 +47,109 @@ class WorkerCrash(Exception):
     pass
 
 
-class SympyWorker:
-    """Client side: one child process, restarted after a timeout or crash. Thread-safe (one request at a
-    time goes through the pipe)."""
+class WorkerProtocolError(WorkerCrash):
+    """The reply channel carried something that is not a genuine reply (forged or malformed)."""
 
-    def __init__(self) -> None:
+
+class SympyWorker:
+    """Client side: one child process, restarted after a timeout, crash or protocol violation.
+    Thread-safe (one request at a time). `command` replaces the child's command line (tests only)."""
+
+    def __init__(self, command: list[str] | None = None) -> None:
+        self._command = command or [sys.executable, "-m", "rlvr.graders.sympy_worker"]
         self._process: subprocess.Popen[bytes] | None = None
+        self._replies: int | None = None
         self._buffer = b""
+        self._token = ""
+        self._next_id = 0
         self._lock = threading.Lock()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "rlvr.graders.sympy_worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            bufsize=0,
-            close_fds=True,
-        )
-        self._process, self._buffer = process, b""
-        ready = self._read_line(STARTUP_TIMEOUT)
+        read_end, write_end = os.pipe()
+        try:
+            process = subprocess.Popen(
+                [*self._command, str(write_end)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                bufsize=0,
+                close_fds=True,
+                pass_fds=(write_end,),
+            )
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)
+        self._process, self._replies, self._buffer = process, read_end, b""
+        self._token, self._next_id = secrets.token_hex(16), 0
+        assert process.stdin is not None
+        try:
+            process.stdin.write((self._token + "\n").encode())
+            process.stdin.flush()
+            ready = self._read_reply(0, STARTUP_TIMEOUT)
+        except (WorkerTimeout, WorkerCrash, OSError) as exc:
+            self.close()
+            raise WorkerCrash(f"math worker failed to start: {exc}") from exc
         if ready.get("ready") is not True:
             self.close()
             raise WorkerCrash(f"math worker failed to start: {ready}")
         return process
 
-    def _read_line(self, timeout: float) -> dict[str, Any]:
-        process = self._process
-        assert process is not None and process.stdout is not None
-        deadline = time.monotonic() + timeout
+    def _read_exactly(self, size: int, deadline: float) -> bytes:
+        assert self._replies is not None
         with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
+            selector.register(self._replies, selectors.EVENT_READ)
+            while len(self._buffer) < size:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise WorkerTimeout(f"no answer within {timeout:g}s")
+                    raise WorkerTimeout("no reply in time")
                 if not selector.select(remaining):
                     continue
-                chunk = os.read(process.stdout.fileno(), 65536)
+                chunk = os.read(self._replies, 65536)
                 if not chunk:
-                    raise WorkerCrash(f"math worker exited (code {process.poll()})")
+                    code = self._process.poll() if self._process else None
+                    raise WorkerCrash(f"math worker exited (code {code})")
                 self._buffer += chunk
-                if len(self._buffer) > MAX_LINE_BYTES:
-                    raise WorkerCrash("math worker reply too large")
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
+        data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return data
+
+    def _read_reply(self, request_id: int, timeout: float) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        (size,) = struct.unpack(">I", self._read_exactly(4, deadline))
+        if size > MAX_FRAME_BYTES:
+            raise WorkerProtocolError(f"reply frame of {size} bytes")
+        try:
+            message = json.loads(self._read_exactly(size, deadline))
+        except ValueError as exc:
+            raise WorkerProtocolError("malformed reply frame") from exc
+        if (
+            type(message) is not list
+            or len(message) != 3
+            or not secrets.compare_digest(str(message[0]), self._token)
+            or message[1] != request_id
+            or type(message[2]) is not dict
+        ):
+            raise WorkerProtocolError("forged or out-of-order reply")
+        return message[2]
 
     def call(self, request: dict[str, Any], timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
-        """The child's reply; raises WorkerTimeout / WorkerCrash (the child is then restarted lazily)."""
+        """The child's reply; raises WorkerTimeout / WorkerCrash / WorkerProtocolError (the child is then
+        killed and restarted lazily on the next call)."""
         with self._lock:
             return self._call(request, timeout)
 
     def _call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         process = self._process if self._process and self._process.poll() is None else self._start()
         assert process.stdin is not None
+        self._next_id += 1
+        line = json.dumps({**request, "id": self._next_id}) + "\n"
+        if len(line) > MAX_REQUEST_BYTES:
+            raise ValueError(f"request of {len(line)} bytes is larger than {MAX_REQUEST_BYTES}")
         try:
-            process.stdin.write((json.dumps(request) + "\n").encode())
+            process.stdin.write(line.encode())
             process.stdin.flush()
-            return self._read_line(timeout)
+            return self._read_reply(self._next_id, timeout)
         except (WorkerTimeout, WorkerCrash, OSError, ValueError) as exc:
             self.close()
             if isinstance(exc, WorkerTimeout | WorkerCrash):
@@ -100,14 +158,16 @@ class SympyWorker:
 
     def close(self) -> None:
         process, self._process = self._process, None
+        replies, self._replies = self._replies, None
+        if replies is not None:
+            os.close(replies)
         if process is None:
             return
         if process.poll() is None:
             process.kill()
         process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                stream.close()
+        if process.stdin is not None:
+            process.stdin.close()
 
     def __del__(self) -> None:
         try:
@@ -122,11 +182,22 @@ class SympyWorker:
 def _handle(request: dict[str, Any]) -> dict[str, Any]:
     op = request.get("op")
     if op == "equiv":
-        from rlvr.graders.math.equiv import Tolerance, equivalent
+        from rlvr.graders.math.equiv import equivalent
+        from rlvr.specs.math_settings import MathSettings
 
-        tolerance = Tolerance.from_spec(request.get("tolerance"))
-        equal, how = equivalent(str(request["candidate"]), str(request["reference"]), tolerance)
+        values = dict(request.get("settings") or {})
+        if request.get("tolerance") is not None:
+            values.setdefault("tolerance", request["tolerance"])
+        settings = MathSettings.from_mapping(values)
+        equal, how = equivalent(str(request["candidate"]), str(request["reference"]), settings)
         return {"ok": True, "equal": equal, "how": how}
+    if op == "extract":
+        from rlvr.graders.math.equiv import extract_stated_answer
+
+        return {"ok": True, "answer": extract_stated_answer(str(request["text"]))}
+    if op == "rg_prepare":  # build the generator's dataset (slow the first time) before any answer is timed
+        _reasoning_gym_dataset(request["spec"])
+        return {"ok": True}
     if op == "rg_score":
         score = _reasoning_gym_score(request["spec"], str(request["candidate"]))
         return {"ok": True, "equal": score >= 1.0, "score": score, "how": "reasoning-gym score_answer"}
@@ -134,45 +205,79 @@ def _handle(request: dict[str, Any]) -> dict[str, Any]:
         from rlvr.graders.proof.check import check_proof_request
 
         return {"ok": True, **check_proof_request(request)}
-    return {"ok": False, "error": f"unknown op {op!r}"}
+    return {"ok": False, "error": f"unknown op {op!r}", "kind": "request"}
 
 
 _RG_DATASETS: dict[tuple[str, int, int], Any] = {}
 
 
-def _reasoning_gym_score(spec: dict[str, Any], candidate: str) -> float:
+def _reasoning_gym_dataset(spec: dict[str, Any]) -> Any:
+    from rlvr.specs.reasoning_gym_scorers import scorer_problem
+
+    problem = scorer_problem(spec)
+    if problem:
+        raise PermissionError(f"reasoning_gym scorer refused: {problem}")
     import reasoning_gym
 
     key = (str(spec["dataset"]), int(spec["seed"]), int(spec["size"]))
     if key not in _RG_DATASETS:
         _RG_DATASETS[key] = reasoning_gym.create_dataset(key[0], size=key[2], seed=key[1])
-    dataset = _RG_DATASETS[key]
+    return _RG_DATASETS[key]
+
+
+def _reasoning_gym_score(spec: dict[str, Any], candidate: str) -> float:
+    dataset = _reasoning_gym_dataset(spec)
     score = float(dataset.score_answer(candidate, dataset[int(spec["index"])]) or 0.0)
     return min(1.0, max(0.0, score)) if score == score else 0.0
 
 
-def serve() -> None:
+def _send(fd: int, token: str, request_id: Any, reply: dict[str, Any]) -> None:
+    body = json.dumps([token, request_id, reply]).encode()
+    if len(body) > MAX_FRAME_BYTES:
+        body = json.dumps(
+            [token, request_id, {"ok": False, "error": "reply too large", "kind": "size"}]
+        ).encode()
+    data = struct.pack(">I", len(body)) + body
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def _silence_standard_streams() -> None:
+    """fd 1 and 2 go to /dev/null: whatever parsing prints goes nowhere (replies have their own pipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (lives as long as the process)
+    sys.stderr = sys.stdout
+
+
+def serve(reply_fd: int) -> None:
     import logging
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, WORKER_MEMORY_BYTES))
     logging.disable(logging.CRITICAL)
     sys.set_int_max_str_digits(5000)
+    _silence_standard_streams()
+    token = sys.stdin.readline().strip()
     import rlvr.graders.math.equiv  # noqa: F401  (warm: sympy + math-verify imported before "ready")
 
-    out = sys.stdout
-    out.write(json.dumps({"ready": True}) + "\n")
-    out.flush()
+    _send(reply_fd, token, 0, {"ready": True})
     for line in sys.stdin:
+        request_id: Any = None
         try:
-            reply = _handle(json.loads(line))
+            request = json.loads(line)
+            request_id = request.pop("id", None)
+            reply = _handle(request)
         except MemoryError:
-            reply = {"ok": False, "error": "out of memory"}
+            reply = {"ok": False, "error": "out of memory", "kind": "memory"}
+        except RecursionError:
+            reply = {"ok": False, "error": "nested too deeply", "kind": "recursion"}
         except Exception as exc:  # any parse failure is a reply, never a dead worker
-            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500]}
-        out.write(json.dumps(reply) + "\n")
-        out.flush()
+            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:500], "kind": "exception"}
+        _send(reply_fd, token, request_id, reply)
 
 
 if __name__ == "__main__":
-    serve()
+    serve(int(sys.argv[1]))

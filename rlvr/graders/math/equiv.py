@@ -17,14 +17,18 @@ fallback when the structural comparison cannot parse an answer.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+
+from rlvr.specs.math_settings import MathSettings
 
 MAX_ANSWER_CHARS = 1000
 
@@ -46,6 +50,37 @@ class Tolerance:
             relative = float(spec.get("rel", spec.get("relative", 0.0)) or 0.0)
             return cls(absolute, relative) if absolute > 0 or relative > 0 else None
         raise ValueError(f"tolerance must be a number or {{'abs': x, 'rel': y}}, got {spec!r}")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How numbers and collections compare (built from MathSettings, rlvr/specs/math_settings.py)."""
+
+    tolerance: Tolerance | None = None
+    precision: int | None = None
+    significant_figures: int | None = None
+    strict: bool = True
+    relation: str = "auto"
+    relation_as_set: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: MathSettings | None) -> Rules:
+        if settings is None:
+            return cls()
+        return cls(
+            tolerance=Tolerance.from_spec(settings.tolerance),
+            precision=settings.precision,
+            significant_figures=settings.significant_figures,
+            strict=settings.strict,
+            relation=settings.relation,
+            relation_as_set=settings.relation_as_set,
+        )
+
+    @property
+    def approximate(self) -> bool:
+        return (
+            self.tolerance is not None or self.precision is not None or self.significant_figures is not None
+        )
 
 
 class Undecided(Exception):
@@ -86,14 +121,76 @@ _WORDS = re.compile(r"^[A-Za-z][A-Za-z'\- ]*[A-Za-z]$")
 _MATH_WORDS = {"pi", "infty", "sqrt", "frac", "sin", "cos", "tan", "log", "ln", "exp"}
 
 
+# digit groups: `11,\! 111`, `14{,}916`, `16,\!386.20` are one number
+_GROUP_SEPARATOR = re.compile(r"(?<=\d)(?:\{,\}|,\s*\\!\s*|\\!\s*,\s*)(?=\d{3}(?!\d))")
+_RELATION_SPELLING = [
+    (r">=|=>", r"\\geq "),
+    (r"<=|=<", r"\\leq "),
+    (r"!=|\\neq?(?![a-z])|≠", r"\\neq "),
+    (r"\\lt(?![a-z])", "<"),
+    (r"\\gt(?![a-z])", ">"),
+]
+# words after a number that change its value or meaning, so they are never dropped as a unit
+_MEANINGFUL_WORDS = frozenset(
+    """hundred hundreds thousand thousands million millions billion billions trillion trillions dozen dozens
+    half halves third thirds quarter quarters fifth fifths tenth tenths hundredth hundredths thousandth
+    more less fewer greater smaller larger bigger higher lower than or and at least most
+    over under above below about approximately roughly nearly around almost plus minus times squared cubed
+    to not no exactly only divided multiplied""".split()
+)
+_LIST_CONNECTIVE = re.compile(r"\s*,?\s*(?:\\text\{\s*(and|or)\s*\}|\b(and|or)\b)\s*,?\s*")
+_HAS_INEQUALITY = re.compile(r"\\[lg]eq|[<>]|\\neq")
+
+
+_PERCENT_WORD = re.compile(r"(\d)\s*(?:percent(?:age)?|pct)\b", re.IGNORECASE)
+
+
+def _lists_from_connectives(text: str) -> str:
+    """`19, 46, and 82` and `21, 16 or 11` are lists (`19, 46, 82`); `x > 1 and x < 3` stays a condition."""
+    if not _LIST_CONNECTIVE.search(text):
+        return text
+    parts = _LIST_CONNECTIVE.split(text)
+    items = [part for index, part in enumerate(parts) if index % 3 == 0]
+    if any(_HAS_INEQUALITY.search(item) for item in items) or not all(item.strip() for item in items):
+        return text
+    return ", ".join(item.strip().strip(",").strip() for item in items)
+
+
+def _value_words(text: str) -> set[str]:
+    """Words in an answer that change its value (`thousand`, `more`, `approximately`); list connectives
+    (`and`, `or`) excluded."""
+    words = {word.casefold() for word in re.findall(r"(?<![\\A-Za-z])[A-Za-z]{2,}", text)}
+    return (words & _MEANINGFUL_WORDS) - {"and", "or"}
+
+
+def _meaningful(words: str) -> bool:
+    return bool({word.casefold() for word in re.findall(r"[A-Za-z]+", words)} & _MEANINGFUL_WORDS)
+
+
+def _drop_unit_words(text: str) -> str:
+    """`10 dollars` -> `10`, but `25 thousand` and `25 or more` keep their words (and then do not parse)."""
+    match = _UNIT_WORDS.match(text)
+    if not match or _meaningful(text[match.end(1) :]):
+        return text
+    return match.group(1)
+
+
 def normalise(answer: str) -> str:
     text = answer.strip()
     for outer in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
         if text.startswith(outer[0]) and text.endswith(outer[1]) and len(text) > len(outer[0]) * 2:
             text = text[len(outer[0]) : -len(outer[1])].strip()
-    text = _UNIT_TEXT.sub(r"\1", text)
+    text = re.sub(r"(?<!\\)\$", " ", text)  # stray math-mode toggles: `12 $ and $ 13`
+    text = _GROUP_SEPARATOR.sub("", text)
+    for pattern, replacement in _RELATION_SPELLING:
+        text = re.sub(pattern, replacement, text)
+    unit = _UNIT_TEXT.search(text)
+    if unit and not _meaningful(unit.group(0)):
+        text = _UNIT_TEXT.sub(r"\1", text)
     for _ in range(3):
         text = _TEXT_COMMAND.sub(r"\1", text)
+    text = _PERCENT_WORD.sub(r"\1%", text)
+    text = _lists_from_connectives(text)
     for pattern, replacement in _WRAPPERS:
         text = re.sub(pattern, replacement, text)
     text = _INFINITY_WORD.sub(r"\\infty", text)
@@ -103,7 +200,7 @@ def normalise(answer: str) -> str:
     scientific = _SCIENTIFIC.match(text)
     if scientific:
         text = f"{scientific.group(1)}\\times 10^{{{scientific.group(2)}}}"
-    text = _UNIT_WORDS.sub(r"\1", text)
+    text = _drop_unit_words(text)
     repeating = _REPEATING.match(text)
     if repeating:
         text = _repeating_to_fraction(*repeating.groups())
@@ -198,7 +295,9 @@ def shape_of(text: str) -> Shape:
 # ---------------------------------------------------------------- parsing
 
 _LATEX_CONFIG = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
-_SYMBOL_EQUATION = re.compile(r"^\s*([A-Za-z](?:_\{?\w+\}?)?)\s*(?:=|\\in)\s*(.+)$")
+_NAME = r"[A-Za-z](?:_\{?\w+\}?)?"
+# `x = 5`, `x \in [1, 3]`, `(x, y) = (5, 8)`: a name (or a tuple of names) and its value
+_SYMBOL_EQUATION = re.compile(rf"^\s*({_NAME}|\(\s*{_NAME}(?:\s*,\s*{_NAME})+\s*\))\s*(?:=|\\in)\s*(.+)$")
 
 
 def parse_expression(text: str) -> Any:
@@ -226,16 +325,50 @@ def exact(expr: Any) -> Any:
 # ---------------------------------------------------------------- comparison
 
 
-def _numbers_close(a: Any, b: Any, tolerance: Tolerance) -> bool:
-    try:
-        x, y = complex(sympy.N(a, 30)), complex(sympy.N(b, 30))
-    except (TypeError, ValueError):
+def _rounded(value: Any, places: int) -> Decimal:
+    return Decimal(str(sympy.N(value, 60))).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+
+
+def _significant(value: Any, figures: int) -> Decimal:
+    number = Decimal(str(sympy.N(value, 60)))
+    if number == 0:
+        return number
+    return number.quantize(Decimal(1).scaleb(number.adjusted() - figures + 1), rounding=ROUND_HALF_EVEN)
+
+
+def _real_number(value: Any) -> bool:
+    return bool(getattr(value, "is_number", False) and value.is_real is not False and value.is_finite)
+
+
+def _numbers_close(a: Any, b: Any, rules: Rules) -> bool:
+    """Numbers within the task's tolerance, or equal at its decimal places / significant figures."""
+    if rules.tolerance is not None:
+        try:
+            x, y = complex(sympy.N(a, 30)), complex(sympy.N(b, 30))
+        except (TypeError, ValueError):
+            return False
+        if abs(x - y) <= rules.tolerance.absolute + rules.tolerance.relative * abs(y):
+            return True
+    if not (_real_number(a) and _real_number(b)):
         return False
-    return abs(x - y) <= tolerance.absolute + tolerance.relative * abs(y)
+    try:
+        if rules.precision is not None and _rounded(a, rules.precision) == _rounded(b, rules.precision):
+            return True
+        if rules.significant_figures is not None:
+            figures = rules.significant_figures
+            return _significant(a, figures) == _significant(b, figures)
+    except (InvalidOperation, TypeError, ValueError):
+        return False
+    return False
 
 
 def _random_points_agree(a: Any, b: Any, symbols: set[Any]) -> bool:
     """Evaluate a - b at random points with 40 digits; every finite sample must vanish."""
+    return _random_points_verdict(a, b, symbols) is True
+
+
+def _random_points_verdict(a: Any, b: Any, symbols: set[Any]) -> bool | None:
+    """True: a - b vanishes at >= 4 random points; False: it does not at one; None: too few finite samples."""
     rng = random.Random(1234)
     ordered = sorted(symbols, key=str)
     finite = 0
@@ -250,46 +383,96 @@ def _random_points_agree(a: Any, b: Any, symbols: set[Any]) -> bool:
         finite += 1
         if abs(value) > 1e-25:
             return False
-    return finite >= 4
+    return True if finite >= 4 else None
 
 
-def expressions_equal(a: Any, b: Any, tolerance: Tolerance | None) -> bool:
+def expressions_equal(a: Any, b: Any, rules: Rules) -> bool:
     if isinstance(a, sympy.Eq) or isinstance(b, sympy.Eq):
-        return _equations_equal(a, b, tolerance)
+        return _equations_equal(a, b, rules)
     if isinstance(a, sympy.MatrixBase) or isinstance(b, sympy.MatrixBase):
         if not (isinstance(a, sympy.MatrixBase) and isinstance(b, sympy.MatrixBase)) or a.shape != b.shape:
             return False
-        return all(expressions_equal(x, y, tolerance) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+        return all(expressions_equal(x, y, rules) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
     if isinstance(a, sympy.Set) or isinstance(b, sympy.Set):
-        return sets_equal(a, b, tolerance)
+        return sets_equal(a, b, rules)
     if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
         raise Undecided(f"cannot compare {type(a).__name__} with {type(b).__name__}")
-    if tolerance is not None and not a.free_symbols and not b.free_symbols:
-        return _numbers_close(a, b, tolerance)
+    if _undefined(a) or _undefined(b):
+        return False  # 1/0, 0/0: undefined never equals anything, itself included
+    if rules.approximate and not a.free_symbols and not b.free_symbols:
+        if _numbers_close(a, b, rules):
+            return True
     a, b = exact(a), exact(b)
-    if a == b:
+    if a == b or _rebuilt(a) == _rebuilt(b):
         return True
+    if not a.free_symbols and not b.free_symbols and _clearly_different(a, b):
+        return False  # numbers that differ at 30 digits: no need for simplify (slow on nested radicals)
+    symbols = a.free_symbols | b.free_symbols
+    if symbols:
+        # random points first: a quick "no" for most wrong answers, and a "yes" simplify would only confirm
+        sampled = _random_points_verdict(a, b, symbols)
+        if sampled is not None:
+            return sampled or (not rules.strict and _equal_up_to_renaming(a, b))
     difference = sympy.simplify(a - b)
     if difference == 0:
         return True
-    symbols = a.free_symbols | b.free_symbols
     if not symbols:
         return bool(difference.equals(0))
-    return _random_points_agree(a, b, symbols)
+    return not rules.strict and _equal_up_to_renaming(a, b)
 
 
-def _equations_equal(a: Any, b: Any, tolerance: Tolerance | None) -> bool:
+def _rebuilt(expr: Any) -> Any:
+    """The expression with its unevaluated parts evaluated (`15 + 2\\sqrt{33}` and `2\\sqrt{33} + 15` agree)."""
+    try:
+        return expr.doit()
+    except (TypeError, ValueError, AttributeError, NotImplementedError):
+        return expr
+
+
+def _clearly_different(a: Any, b: Any) -> bool:
+    try:
+        x, y = complex(sympy.N(a, 30)), complex(sympy.N(b, 30))
+    except (TypeError, ValueError):
+        return False
+    if not all(map(_finite_complex, (x, y))):
+        return False
+    return abs(x - y) > 1e-20 * max(1.0, abs(x), abs(y))
+
+
+def _finite_complex(value: complex) -> bool:
+    return value == value and abs(value) != float("inf")
+
+
+def _undefined(expr: Any) -> bool:
+    return isinstance(expr, sympy.Basic) and bool(expr.has(sympy.zoo, sympy.nan))
+
+
+def _equal_up_to_renaming(a: Any, b: Any) -> bool:
+    """strict=False: `f(y)` equals `f(x)` — the candidate's variables may be renamed to the reference's."""
+    mine, theirs = sorted(a.free_symbols, key=str), sorted(b.free_symbols, key=str)
+    if len(mine) != len(theirs) or not 0 < len(mine) <= 3:
+        return False
+    for order in itertools.permutations(theirs):
+        renamed = a.xreplace(dict(zip(mine, order, strict=True)))
+        if renamed == b or _random_points_agree(renamed, b, set(theirs)):
+            return True
+    return False
+
+
+def _equations_equal(a: Any, b: Any, rules: Rules) -> bool:
     if isinstance(a, sympy.Eq) and isinstance(b, sympy.Eq):
         a_sides: tuple[Any, Any] = (a.lhs, a.rhs)
         b_sides: tuple[Any, Any] = (b.lhs, b.rhs)
         left, right = exact(a_sides[0] - a_sides[1]), exact(b_sides[0] - b_sides[1])
         if right == 0:
             return left == 0
+        if _rebuilt(left) == _rebuilt(right) or _rebuilt(left) == -_rebuilt(right):
+            return True
         ratio = sympy.simplify(left / right)
         return bool(ratio.is_number and ratio != 0 and ratio.is_finite)
     equation, value = (a, b) if isinstance(a, sympy.Eq) else (b, a)
     if isinstance(equation.lhs, sympy.Symbol) and not isinstance(value, sympy.Eq):
-        return expressions_equal(equation.rhs, value, tolerance)
+        return expressions_equal(equation.rhs, value, rules)
     return False
 
 
@@ -305,23 +488,27 @@ def _as_real_set(expr: Any) -> Any:
     raise Undecided(f"not a set of reals: {expr}")
 
 
-def sets_equal(a: Any, b: Any, tolerance: Tolerance | None) -> bool:
+def sets_equal(a: Any, b: Any, rules: Rules) -> bool:
     a, b = _as_real_set(exact(a)), _as_real_set(exact(b))
     if isinstance(a, sympy.FiniteSet) and isinstance(b, sympy.FiniteSet):
-        return multisets_equal(list(a.args), list(b.args), tolerance)
+        return multisets_equal(list(a.args), list(b.args), rules)
     if a == b:
         return True
+    if rules.approximate and isinstance(a, sympy.Interval) and isinstance(b, sympy.Interval):
+        return (a.left_open, a.right_open) == (b.left_open, b.right_open) and all(
+            expressions_equal(x, y, rules) for x, y in ((a.start, b.start), (a.end, b.end))
+        )
     symmetric = sympy.Union(sympy.Complement(a, b), sympy.Complement(b, a))
     return symmetric is sympy.S.EmptySet or bool(symmetric.is_empty)
 
 
-def multisets_equal(xs: list[Any], ys: list[Any], tolerance: Tolerance | None) -> bool:
+def multisets_equal(xs: list[Any], ys: list[Any], rules: Rules) -> bool:
     if len(xs) != len(ys):
         return False
     remaining = list(ys)
     for x in xs:
         for index, y in enumerate(remaining):
-            if expressions_equal(x, y, tolerance):
+            if expressions_equal(x, y, rules):
                 del remaining[index]
                 break
         else:
@@ -336,17 +523,17 @@ def _percent_value(text: str) -> tuple[str, bool]:
     return stripped, False
 
 
-def scalars_equal(candidate: str, reference: str, tolerance: Tolerance | None) -> bool:
+def scalars_equal(candidate: str, reference: str, rules: Rules) -> bool:
     candidate_body, candidate_percent = _percent_value(candidate)
     reference_body, reference_percent = _percent_value(reference)
     a, b = parse_expression(candidate_body), parse_expression(reference_body)
     if candidate_percent == reference_percent:
-        return expressions_equal(a, b, tolerance)
+        return expressions_equal(a, b, rules)
     # one side is a percent: 50% equals both 50 and 1/2
     hundred = sympy.Integer(100)
     if candidate_percent:
-        return expressions_equal(a, b, tolerance) or expressions_equal(a / hundred, b, tolerance)
-    return expressions_equal(a, b, tolerance) or expressions_equal(a, b / hundred, tolerance)
+        return expressions_equal(a, b, rules) or expressions_equal(a / hundred, b, rules)
+    return expressions_equal(a, b, rules) or expressions_equal(a, b / hundred, rules)
 
 
 def _strip_symbol_equation(candidate: str, reference: str) -> tuple[str, str]:
@@ -360,41 +547,61 @@ def _strip_symbol_equation(candidate: str, reference: str) -> tuple[str, str]:
     return candidate, reference
 
 
-def structurally_equal(candidate: str, reference: str, tolerance: Tolerance | None) -> bool:
+_INEQUALITY = re.compile(r"\\[lg]eq|[<>]")
+
+
+def _as_relation_setting(shape: Shape, rules: Rules) -> Shape:
+    """The `relation` setting: "set" compares every collection order-free, "tuple" every bare list in order;
+    strict=False lets a set equal a tuple of the same items."""
+    if rules.relation == "set" and shape.kind in ("tuple", "list_ordered"):
+        return Shape("list", shape.items, shape.text)
+    if rules.relation == "tuple" and shape.kind == "list":
+        return Shape("list_ordered", shape.items, shape.text)
+    if not rules.strict and shape.kind == "set":
+        return Shape("list", shape.items, shape.text)
+    return shape
+
+
+def structurally_equal(candidate: str, reference: str, rules: Rules) -> bool:
+    if not rules.relation_as_set and _INEQUALITY.search(candidate) and not _INEQUALITY.search(reference):
+        return False  # relation_as_set=False: a reference set is not matched by an inequality
     candidate, reference = _strip_symbol_equation(candidate, reference)
     cs, rs = shape_of(candidate), shape_of(reference)
+    cs, rs = _as_relation_setting(cs, rules), _as_relation_setting(rs, rules)
+    if not rules.strict and {cs.kind, rs.kind} == {"list", "tuple"}:
+        cs, rs = (Shape("list", shape.items, shape.text) for shape in (cs, rs))
     ordered = {"tuple", "list_ordered"}
     if rs.kind == "interval" or cs.kind == "interval":
         if {cs.kind, rs.kind} <= {"interval", "tuple", "scalar"} and not (
             cs.kind == "tuple" and rs.kind == "tuple"
         ):
-            return sets_equal(parse_expression(candidate), parse_expression(reference), tolerance)
+            return sets_equal(parse_expression(candidate), parse_expression(reference), rules)
         return False
     if cs.kind == "scalar" and rs.kind == "scalar":
-        return scalars_equal(candidate, reference, tolerance)
+        return scalars_equal(candidate, reference, rules)
     if cs.kind == "scalar" or rs.kind == "scalar":
         # a single value against a one-element collection
         single, collection = (cs, rs) if cs.kind == "scalar" else (rs, cs)
         if len(collection.items) == 1 and collection.kind != "tuple":
-            return scalars_equal(single.text, collection.items[0], tolerance)
+            return scalars_equal(single.text, collection.items[0], rules)
         expanded = parse_expression(single.text)  # `\pm 2` is the set {-2, 2}
         if isinstance(expanded, sympy.Or):  # `x = -1 or x = 4` is the solution set {-1, 4}
             expanded = _as_real_set(expanded)
         if isinstance(expanded, sympy.FiniteSet) and collection.kind in ("set", "list"):
             items = [parse_expression(item) for item in collection.items]
-            return multisets_equal(list(expanded.args), items, tolerance)
+            return multisets_equal(list(expanded.args), items, rules)
         return False
     if len(cs.items) != len(rs.items):
         return False
     if cs.kind in ordered or rs.kind in ordered:
         if "set" in (cs.kind, rs.kind):
             return False  # a set is never a tuple
-        return all(structurally_equal(c, r, tolerance) for c, r in zip(cs.items, rs.items, strict=True))
+        return all(structurally_equal(c, r, rules) for c, r in zip(cs.items, rs.items, strict=True))
     remaining = list(rs.items)
     for item in cs.items:
         for index, other in enumerate(remaining):
             try:
-                same = structurally_equal(item, other, tolerance)
+                same = structurally_equal(item, other, rules)
             except Undecided:
                 same = False
             if same:
@@ -408,15 +615,129 @@ def structurally_equal(candidate: str, reference: str, tolerance: Tolerance | No
 _DECIMAL = re.compile(r"\d\.\d|\\overline")
 
 
-def _math_verify_may_override(candidate: str, reference: str) -> bool:
+_TIME = re.compile(r"^(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(a\.?m\.?|p\.?m\.?)?$", re.IGNORECASE)
+_RATIO = re.compile(r"^[^:=<>]+(?::[^:=<>]+)+$")
+# relations between two values: an answer that keeps one side must not pass as that side (inequalities and
+# `\in` are not here: they describe sets, compared as such)
+_RELATION = re.compile(r"\\(?:sim|approx|simeq|cong|equiv|propto)(?![A-Za-z])|(?<![<>!\\])=|≈")
+_LABEL = re.compile(r"^[A-Za-z\\{}_^(),:/ ]+$")
+
+
+def _time_of_day(text: str) -> tuple[int, int, int] | None:
+    match = _TIME.match(text.replace(" ", "") if ":" in text else text)
+    if not match:
+        return None
+    hours, minutes, seconds, half = match.groups()
+    hours = int(hours)
+    if half:
+        if not 1 <= hours <= 12:
+            return None
+        hours = hours % 12 + (12 if half.lower().startswith("p") else 0)
+    if hours > 24:
+        return None
+    return hours, int(minutes), int(seconds or 0)
+
+
+def _compare_times(candidate: str, reference: str) -> tuple[bool, str] | None:
+    """`1:00` is a clock time, not the ratio 1/0: times compare as (hours, minutes, seconds)."""
+    reference_time = _time_of_day(reference)
+    if reference_time is None:
+        return None
+    return _time_of_day(candidate) == reference_time, "time"
+
+
+def _compare_ratios(candidate: str, reference: str) -> tuple[bool, str] | None:
+    """`7:32` is a ratio: the same number of parts, proportional (`14:64` = `7:32`)."""
+    if not _RATIO.match(reference) or "\\" in reference.replace("\\frac", "").replace("\\sqrt", ""):
+        return None
+    if not _RATIO.match(candidate):
+        return False, "ratio"
+    ours, theirs = candidate.split(":"), reference.split(":")
+    if len(ours) != len(theirs):
+        return False, "ratio"
+    try:
+        a = [parse_expression(part.strip()) for part in ours]
+        b = [parse_expression(part.strip()) for part in theirs]
+        if any(x == 0 for x in b) or not all(isinstance(x, sympy.Expr) for x in a + b):
+            return None
+        scale = sympy.simplify(a[0] / b[0])
+        return bool(
+            scale != 0 and all(sympy.simplify(x - scale * y) == 0 for x, y in zip(a, b, strict=True))
+        ), "ratio"
+    except (Undecided, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _compare_relations(candidate: str, reference: str) -> tuple[bool, str] | None:
+    """An answer stated as a relation the reference does not have (`26 \\sim 25`, `x \\approx 3`) fails:
+    only `name = value` is read as its value."""
+    if _RELATION.search(reference) or not _RELATION.search(candidate):
+        return None
+    for item in split_top_level(candidate):
+        if not _RELATION.search(item):
+            continue
+        equation = _SYMBOL_EQUATION.match(item)  # `x = 5`, `x \in [1, 3]`, `(x, y) = (5, 8)`
+        if not equation or _RELATION.search(equation.group(2)):
+            return False, "relation (only one side matches)"
+    return None
+
+
+_ASSIGNMENT = re.compile(rf"^\s*{_NAME}\s*=\s*([^=;]+?)\s*$")
+
+
+def _reference_groups(reference: str) -> str:
+    """`p=5,q=2;p=7,q=2` (solutions separated by `;`, each naming its values) -> `(5, 2), (7, 2)`."""
+    groups = [group.strip() for group in reference.split(";")]
+    if len(groups) < 2:
+        return reference
+    tuples = []
+    for group in groups:
+        values = [_ASSIGNMENT.match(part) for part in split_top_level(group)]
+        if not all(values):
+            return reference
+        found = [match.group(1) for match in values if match]
+        tuples.append(found[0] if len(found) == 1 else "(" + ", ".join(found) + ")")
+    return ", ".join(tuples)
+
+
+def _reference_value(reference: str, candidate: str) -> str:
+    """A labelled reference (`S_{MBCN}:S = 7:32`, `\\frac{NO}{BO} = \\frac{1}{\\sqrt{6}}`) against an unlabelled
+    answer: the value on the right. The label is letters only (a trusted name, never `x + 1 = 3`)."""
+    if ";" in reference and "=" not in candidate:
+        return _reference_groups(reference)
+    if "=" in candidate or reference.count("=") != 1 or re.search(r"\\[lg]eq|[<>]", reference):
+        return reference
+    label, value = (part.strip() for part in reference.split("="))
+    if value and _LABEL.match(label) and not re.search(r"\d", label):
+        return value
+    return reference
+
+
+_DECIMAL_COMMA = re.compile(r"^-?\d+,\d+$")
+
+
+def _decimal_comma(candidate: str, reference: str) -> str:
+    """`1000,99` against the reference `1000.99`: a decimal comma, read only when the reference is a decimal
+    with exactly those digits (a comma otherwise separates list items or thousands)."""
+    if _DECIMAL_COMMA.match(candidate) and candidate.replace(",", ".") == reference:
+        return reference
+    return candidate
+
+
+def _math_verify_may_override(candidate: str, reference: str, rules: Rules) -> bool:
     """Whether math-verify may turn a structural "not equal" into "equal". Not where its known false positives
-    live: decimals (it rounds to 6 places, exactness is the rule without a tolerance), sets against ordered
-    collections (it reads `(1, 2)` as an interval that may equal `{1, 2}`) and lists of different lengths
-    (it collapses `1, 2, 2` into `{1, 2}`)."""
+    live: decimals (it rounds to 6 places, exactness is the rule without a numeric setting), sets against
+    ordered collections (it reads `(1, 2)` as an interval that may equal `{1, 2}`), lists of different
+    lengths (it collapses `1, 2, 2` into `{1, 2}`), undefined values, and wherever a setting asks for more
+    than its defaults give (ordered lists, no inequality for a set)."""
     if _DECIMAL.search(candidate) or _DECIMAL.search(reference):
         return False
     shapes = shape_of(candidate), shape_of(reference)
     kinds = {shape.kind for shape in shapes}
+    if (rules.relation == "tuple" and kinds & {"list", "list_ordered"}) or not rules.relation_as_set:
+        return False
+    if re.search(r"\\frac\s*\{[^{}]*\}\s*\{\s*0\s*\}|/\s*0(?![\d.])", candidate):
+        return False  # a division by zero is undefined, never equal to anything
     if "set" in kinds and kinds & {"tuple", "list_ordered", "interval"}:
         return False
     collections = [shape for shape in shapes if shape.kind in ("set", "list")]
@@ -429,27 +750,51 @@ def math_verify_equal(candidate: str, reference: str) -> bool:
     return bool(gold and answer and verify(gold, answer, timeout_seconds=None))
 
 
-def equivalent(candidate: str, reference: str, tolerance: Tolerance | None = None) -> tuple[bool, str]:
-    """(equal?, how it was decided)."""
+def equivalent(
+    candidate: str, reference: str, settings: MathSettings | Tolerance | None = None
+) -> tuple[bool, str]:
+    """(equal?, the rule that decided)."""
+    rules = Rules(tolerance=settings) if isinstance(settings, Tolerance) else Rules.from_settings(settings)
     if len(candidate) > MAX_ANSWER_CHARS:
         return False, "answer too long"
     c, r = normalise(candidate), normalise(reference)
     if c.replace(" ", "") == r.replace(" ", ""):
         return True, "identical"
+    if _value_words(candidate) - _value_words(reference):
+        return False, "words that change the value (" + ", ".join(sorted(_value_words(candidate))) + ")"
+    r = _reference_value(r, c)
+    c = _decimal_comma(c, r)
+    for rule in (_compare_times, _compare_ratios, _compare_relations):
+        decided = rule(c, r)
+        if decided is not None:
+            return decided
     if _is_text_answer(r) or _CHOICE.match(r):
         choice_c, choice_r = _CHOICE.match(c), _CHOICE.match(r)
         if choice_c and choice_r:
             return choice_c.group(1).upper() == choice_r.group(1).upper(), "choice"
         return _text_key(c) == _text_key(r), "text"
     try:
-        if structurally_equal(c, r, tolerance):
+        if structurally_equal(c, r, rules):
             return True, "structural"
         decided = True
     except (Undecided, TypeError, ValueError, AttributeError, NotImplementedError, RecursionError):
         decided = False
-    if tolerance is not None:
-        return False, "structural" if decided else "unparsed (tolerance needs numbers)"
-    if decided and not _math_verify_may_override(c, r):
+    if rules.approximate:
+        return False, "structural" if decided else "unparsed (a numeric setting needs numbers)"
+    if decided and not _math_verify_may_override(c, r, rules):
         return False, "structural"
     # a notation the structural parser may have misread: math-verify gets a second look
     return math_verify_equal(c, r), "math-verify"
+
+
+_SEARCH_CONFIG = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
+
+
+def extract_stated_answer(text: str) -> str | None:
+    """The answer a prose completion states without marking it (`... so the total is $120$.`), found by
+    math-verify's extraction (the last math span or number, with "final answer is" phrases first).
+    Runs in the math worker: extraction parses the text with sympy."""
+    results = parse(text, extraction_config=_SEARCH_CONFIG, parsing_timeout=None)  # type: ignore[arg-type]
+    if len(results) < 2 or not isinstance(results[1], str) or not results[1].strip():
+        return None
+    return results[1].strip()

@@ -69,6 +69,10 @@ def check_sql(line: dict[str, Any]) -> Problems:
     problems = need_str(line, "schema") + need_str(line, "reference")
     if "rows" in line:
         problems += _check_rows(line["rows"])
+    for name in ("variant_rows", "boundary_rows"):
+        datasets = line.get(name)
+        if datasets is not None and (not isinstance(datasets, list) or any(_check_rows(d) for d in datasets)):
+            problems.append((name, 'must be a list of datasets like [{"table": [[1, "a"]]}]'))
     kind = line.get("kind", "query")
     if kind not in ("query", "dml"):
         problems.append(("kind", 'must be "query" or "dml"'))

@@ -246,7 +246,9 @@ def read_state(database: bytes, checks: list[str]) -> list[tuple[Any, ...]]:
         for index, check in enumerate(checks):
             rows += [(index, *row) for row in connection.execute(check).fetchall()]
     except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
-        raise SQLRunError("state", f"the resulting database cannot be read: {type(exc).__name__}: {exc}") from None
+        raise SQLRunError(
+            "state", f"the resulting database cannot be read: {type(exc).__name__}: {exc}"
+        ) from None
     finally:
         connection.close()
     return rows

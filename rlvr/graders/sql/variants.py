@@ -94,7 +94,11 @@ def comparisons(sql: str) -> list[tuple[str, Any]]:
 def _near(constant: Any, declared: str) -> list[Any]:
     """The constant itself and its neighbours in the column's type: c, c - 1, c + 1 (or +-0.01 for REAL)."""
     if isinstance(constant, str):
-        return [constant, constant + " ", constant.lower() if constant != constant.lower() else constant.upper()]
+        return [
+            constant,
+            constant + " ",
+            constant.lower() if constant != constant.lower() else constant.upper(),
+        ]
     if "INT" in declared:
         return [int(constant), int(constant) - 1, int(constant) + 1]
     step = 0.01 if any(word in declared for word in ("REAL", "FLOA", "DOUB", "NUM", "DEC")) else 1
@@ -139,10 +143,17 @@ def boundary_variants(
                 with_extras[table][index % len(with_extras[table])][position] = value
             key = next((i for i, (_n, _t, is_key) in enumerate(columns) if is_key), None)
             template = list(with_extras[table][0])
-            duplicate, missing = list(template), list(template)
+            extras = [list(template)]  # a duplicate row
             if (table, column) not in not_null:
-                missing[position] = None
-            for extra in (duplicate, missing):
+                extras.append([*template[:position], None, *template[position + 1 :]])
+            for value in _near(constant, declared):  # rows on the boundary with NULL in every other column
+                extras.append(
+                    [
+                        value if i == position else (None if i != key and (table, name) not in not_null else cell)
+                        for i, ((name, _t, _k), cell) in enumerate(zip(columns, template, strict=True))
+                    ]
+                )
+            for extra in extras:
                 if key is not None:
                     extra[key] = 1 + max(int(r[key]) for r in with_extras[table] if isinstance(r[key], int))
                 if len(with_extras[table]) < MAX_BOUNDARY_ROWS:

@@ -149,7 +149,9 @@ def boundary_variants(
             for value in _near(constant, declared):  # rows on the boundary with NULL in every other column
                 extras.append(
                     [
-                        value if i == position else (None if i != key and (table, name) not in not_null else cell)
+                        value
+                        if i == position
+                        else (None if i != key and (table, name) not in not_null else cell)
                         for i, ((name, _t, _k), cell) in enumerate(zip(columns, template, strict=True))
                     ]
                 )

@@ -26,7 +26,8 @@ def square_difference(rng: random.Random) -> Spec:
     k = rng.randint(1, 9)
     goal = f"(x+{k})^2 - (x-{k})^2 = {4 * k}x"
     reference = (
-        f"(x+{k})^2 - (x-{k})^2\n= (x^2 + {2 * k}x + {k * k}) - (x^2 - {2 * k}x + {k * k})\n= {4 * k}x"
+        f"(x+{k})^2 - (x-{k})^2\n= (x^2 + {2 * k}x + {k * k}) - (x^2 - {2 * k}x + {k * k})  # expand both squares\n"
+        f"= {4 * k}x  # collect like terms"
     )
     return goal, {}, reference
 
@@ -34,7 +35,11 @@ def square_difference(rng: random.Random) -> Spec:
 def cube_expansion(rng: random.Random) -> Spec:
     k = rng.randint(1, 6)
     goal = f"(x+{k})^3 = x^3 + {3 * k}x^2 + {3 * k * k}x + {k**3}"
-    reference = f"(x+{k})^3\n= (x+{k})(x^2 + {2 * k}x + {k * k})\n= x^3 + {3 * k}x^2 + {3 * k * k}x + {k**3}"
+    reference = (
+        f"(x+{k})^3\n= (x+{k})(x+{k})^2\n= (x+{k})(x^2 + {2 * k}x + {k * k})  # expand the square\n"
+        f"= x^3 + {2 * k}x^2 + {k * k}x + {k}x^2 + {2 * k * k}x + {k**3}  # distribute\n"
+        f"= x^3 + {3 * k}x^2 + {3 * k * k}x + {k**3}  # collect like terms"
+    )
     return goal, {}, reference
 
 
@@ -42,7 +47,8 @@ def two_squares(rng: random.Random) -> Spec:
     p, q = rng.randint(1, 5), rng.randint(1, 5)
     goal = f"{p * p}a^2 + {q * q}b^2 >= {2 * p * q}ab"
     reference = (
-        f"{p * p}a^2 + {q * q}b^2\n= ({p}a - {q}b)^2 + {2 * p * q}ab  # complete the square\n>= {2 * p * q}ab"
+        f"{p * p}a^2 + {q * q}b^2\n= {p * p}a^2 - {2 * p * q}ab + {q * q}b^2 + {2 * p * q}ab  # add and subtract\n"
+        f"= ({p}a - {q}b)^2 + {2 * p * q}ab  # a square\n>= {2 * p * q}ab"
     )
     return goal, {}, reference
 
@@ -50,7 +56,7 @@ def two_squares(rng: random.Random) -> Spec:
 def shifted_square(rng: random.Random) -> Spec:
     k, m = rng.randint(1, 9), rng.randint(1, 20)
     goal = f"x^2 - {2 * k}x + {k * k + m} >= {m}"
-    reference = f"x^2 - {2 * k}x + {k * k + m}\n= (x - {k})^2 + {m}\n>= {m}"
+    reference = f"x^2 - {2 * k}x + {k * k + m}\n= x^2 - {2 * k}x + {k * k} + {m}\n= (x - {k})^2 + {m}\n>= {m}"
     return goal, {}, reference
 
 
@@ -67,7 +73,7 @@ def partial_fractions(rng: random.Random) -> Spec:
 def reciprocal_sum(rng: random.Random) -> Spec:
     k = rng.randint(1, 6)
     goal = f"x + {k * k}/x >= {2 * k}"
-    reference = f"x + {k * k}/x\n= (sqrt(x) - {k}/sqrt(x))^2 + {2 * k}\n>= {2 * k}"
+    reference = f"x + {k * k}/x\n= x - {2 * k} + {k * k}/x + {2 * k}\n= (sqrt(x) - {k}/sqrt(x))^2 + {2 * k}\n>= {2 * k}"
     return goal, {"x": "positive"}, reference
 
 
@@ -81,7 +87,9 @@ def difference_of_squares(rng: random.Random) -> Spec:
 def strictly_positive(rng: random.Random) -> Spec:
     k, m = rng.randint(1, 8), rng.randint(1, 10)
     goal = f"x^2 + {2 * k}x + {k * k + m} > 0"
-    reference = f"x^2 + {2 * k}x + {k * k + m}\n= (x + {k})^2 + {m}\n>= {m}\n> 0"
+    reference = (
+        f"x^2 + {2 * k}x + {k * k + m}\n= x^2 + {2 * k}x + {k * k} + {m}\n= (x + {k})^2 + {m}\n>= {m}\n> 0"
+    )
     return goal, {}, reference
 
 

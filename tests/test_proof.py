@@ -204,8 +204,44 @@ def test_step_rules() -> None:
 
 def test_a_step_that_runs_the_checker_past_its_timeout_is_a_scored_failure() -> None:
     tasks = [Task("sq", "p", "proof", hidden={"goal": "a^2 + b^2 >= 2ab"})]
-    heavy = "a^2 + b^2\n= " + " + ".join(f"(a+{i})^{i % 7 + 2}/(b+{i})" for i in range(40)) + "\n>= 2ab"
-    with ProofGrader(StaticPack("t", tasks, family="proof"), timeout=1) as proof_grader:
+    heavy = "a^2 + b^2\n= (a^9+b^9+1)^12/(a^3+b^3+7)^11\n>= 2ab"
+    with ProofGrader(StaticPack("t", tasks, family="proof")) as proof_grader:
+        proof_grader.grade("sq", "a^2 + b^2\n>= 2ab")  # start the worker with the default time limit
+        proof_grader.timeout = 2.0
         verdict = proof_grader.grade("sq", heavy)
     assert verdict.error is None and not verdict.passed and verdict.reward == 0.0
-    assert "timeout:proof" in verdict.flags or verdict.gates == ["outcome"]
+    assert "timeout:proof" in verdict.flags
+
+
+# ---------------------------------------------------------------- the procedural generator
+
+
+def test_procedural_proof_pack_has_enough_distinct_tasks_and_held_out_templates() -> None:
+    from rlvr.task_packs import proof_templates
+
+    tasks = [t for t in load_pack("proof-identities").tasks() if t.meta.get("procedural")]
+    train = [t for t in tasks if t.split == "train"]
+    test = [t for t in tasks if t.split == "test"]
+    assert len({t.hidden["goal"] for t in train}) >= 1000
+    assert {t.meta["template"] for t in test} == set(proof_templates.HELD_OUT_TEMPLATES)
+    assert not {t.meta["template"] for t in train} & set(proof_templates.HELD_OUT_TEMPLATES)
+    assert {t.difficulty for t in tasks} == {1, 2, 3, 4}
+    assert all(t.hidden["reference"] not in t.prompt for t in tasks)
+
+
+def test_procedural_references_pass_and_goals_need_real_steps() -> None:
+    """One task per template: the reference passes with small steps, the goal is not provable by arithmetic
+    alone (so padding a restatement with arithmetic steps cannot work), and a restatement fails."""
+    from rlvr.graders.proof.check import Line
+
+    pack = load_pack("proof-identities")
+    first: dict[str, Task] = {}
+    for t in pack.tasks():
+        if t.meta.get("procedural"):
+            first.setdefault(t.meta["template"], t)
+    with ProofGrader(pack) as proof_grader:
+        for t in first.values():
+            assert proof_grader.grade(t.id, t.hidden["reference"]).passed, t.id
+            left, right = t.hidden["goal"].replace(">=", "=").replace(">", "=").split("=")
+            assert Line(left, {}).value != Line(right, {}).value, t.id
+            assert not proof_grader.grade(t.id, restatements(t.hidden["goal"])[2]).passed, t.id

@@ -1,7 +1,10 @@
 """`proof-identities`: prove algebraic identities and inequalities by a derivation, one step a line.
 
 Each task keeps a reference derivation in its hidden spec (tests replay it to show every task is provable by
-the checker). Templates in `HELD_OUT` form the `test` split.
+the checker, one small step at a time). Two kinds of tasks:
+- the original hand-written templates (`proof/<template>/<index>`, 24 tasks; `HELD_OUT` ones are `test`);
+- procedural tasks (`proof/<template>/d<difficulty>/<index>`, rlvr/task_packs/proof_templates.py):
+  coefficients and variable drawn per seed, difficulty 1-4; held-out templates form the `test` split.
 """
 
 from __future__ import annotations
@@ -11,12 +14,17 @@ from collections.abc import Callable, Iterable
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
+from rlvr.task_packs import proof_templates
 
-TASKS_PER_TEMPLATE = 3
+TASKS_PER_TEMPLATE = 3  # the original templates
+PROCEDURAL_TRAIN_PER_TEMPLATE = 140  # 8 templates: about 1,100 distinct train tasks
+PROCEDURAL_TEST_PER_TEMPLATE = 30  # 4 held-out templates: 120 test tasks
 FORMAT = (
     "Write the derivation one step a line: the first line is the left-hand side, every later line starts with a "
     "relation (=, <=, <, >=, >) followed by the next expression, and the last expression is the right-hand side. "
-    "Use plain math like (a+b)^2, 2ab, sqrt(x), x/(x+1); text after # is a comment. Every step is checked."
+    "Use plain math like (a+b)^2, 2ab, sqrt(x), x/(x+1); text after # is a comment. Every step is checked, and "
+    "each must be one small rewrite of the previous line: expand or factor, collect like terms, put fractions "
+    "over a common denominator, or drop a non-negative term. Restating the goal in one step does not count."
 )
 Spec = tuple[str, dict[str, str], str]  # goal, assumptions, reference derivation
 Template = Callable[[random.Random], Spec]
@@ -107,32 +115,58 @@ HELD_OUT: dict[str, tuple[int, Template]] = {
 }
 
 
-def generate(template: str, index: int) -> Task:
-    difficulty, function = TRAIN_TEMPLATES.get(template) or HELD_OUT[template]
-    goal, assumptions, reference = function(random.Random(f"proof/{template}/{index}"))
+def _task(task_id: str, spec: Spec, difficulty: int, split: str, meta: dict[str, object]) -> Task:
+    goal, assumptions, reference = spec
     where = "".join(f" Assume {name} is {kind}." for name, kind in assumptions.items())
     where = where or " All variables are real."
     return Task(
-        id=f"proof/{template}/{index}",
+        id=task_id,
         prompt=f"Prove: {goal}.{where}\n{FORMAT}",
         family="proof",
         difficulty=difficulty,
-        split="test" if template in HELD_OUT else "train",
+        split=split,
         hidden={"goal": goal, "assumptions": assumptions, "reference": reference},
-        meta={"template": template},
+        meta=meta,
     )
+
+
+def generate(template: str, index: int) -> Task:
+    """One of the original hand-written tasks."""
+    difficulty, function = TRAIN_TEMPLATES.get(template) or HELD_OUT[template]
+    spec = function(random.Random(f"proof/{template}/{index}"))
+    split = "test" if template in HELD_OUT else "train"
+    return _task(f"proof/{template}/{index}", spec, difficulty, split, {"template": template})
+
+
+def procedural_tasks(template: str, count: int) -> Iterable[Task]:
+    """Up to `count` tasks of one template with distinct goals (an index repeating a goal is skipped)."""
+    split = "test" if template in proof_templates.HELD_OUT_TEMPLATES else "train"
+    seen: set[str] = set()
+    index = 0
+    while len(seen) < count and index < 5 * count:
+        difficulty, spec = proof_templates.draw_spec(template, index)
+        if spec[0] not in seen:
+            seen.add(spec[0])
+            meta = {"template": template, "procedural": True}
+            yield _task(f"proof/{template}/d{difficulty}/{index}", spec, difficulty, split, meta)
+        index += 1
 
 
 class ProofIdentitiesPack(TaskPack):
     name = "proof-identities"
     family = "proof"
-    version = "1"
+    version = "2"
     description = (
-        "Prove polynomial/rational identities and inequalities by sympy-checked derivations (one step a line); "
-        "test split = held-out templates."
+        "Prove polynomial/rational identities and inequalities by sympy-checked derivations (one small step a "
+        "line); 24 hand-written tasks plus procedural ones at difficulty 1-4 (over 1,000 train); test split = "
+        "held-out templates."
     )
 
     def _load(self) -> Iterable[Task]:
         for template in [*TRAIN_TEMPLATES, *HELD_OUT]:
             for index in range(TASKS_PER_TEMPLATE):
                 yield generate(template, index)
+        for template in proof_templates.TRAIN_TEMPLATES:
+            yield from procedural_tasks(template, PROCEDURAL_TRAIN_PER_TEMPLATE)
+        for template in proof_templates.HELD_OUT_TEMPLATES:
+            yield from procedural_tasks(template, PROCEDURAL_TEST_PER_TEMPLATE)

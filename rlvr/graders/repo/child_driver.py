@@ -69,7 +69,7 @@ class AssertExplainer(ast.NodeTransformer):
             body[0].value = test.left
             body[1].value = test.comparators[0]
             body[2].test.operand.ops = test.ops
-            call = body[2].body[0].exc
+            call = body[2].body[0].exc.args[0]
             call.args[0] = ast.Constant(node.lineno)
             call.args[1] = ast.Constant(text)
         else:

@@ -75,7 +75,8 @@ class TaskDraft:
             "protected": [],
             "difficulty": self.difficulty,
             "split": self.split,
-            "meta": {"kind": self.kind, **self.meta},
+            "meta": {"kind": self.kind},
+            "notes": self.meta,
         }
 
 
@@ -209,7 +210,8 @@ def symptom(scenario: dict[str, Any], got: Any, want: Any) -> str:
 
 def _describe(outcome: Any) -> str:
     if isinstance(outcome, dict) and "raises" in outcome:
-        return f"a {outcome['raises']} exception"
+        name = str(outcome["raises"])
+        return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} exception"
     if isinstance(outcome, dict) and "value" in outcome:
         return f"`{_shown(outcome['value'])}`"
     return f"`{_shown(outcome)}`"

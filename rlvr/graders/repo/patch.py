@@ -195,3 +195,22 @@ def apply_completion(workspace: Workspace, completion: str) -> list[str]:
         raise PatchError(str(exc)) from None
     workspace.files = trial.files
     return sorted(blocks)
+
+
+def make_unified_diff(before: dict[str, str], after: dict[str, str]) -> str:
+    """The unified diff turning `before` into `after` (what `git diff` would print, minus the headers)."""
+    import difflib
+
+    chunks: list[str] = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        diff = difflib.unified_diff(
+            (old or "").splitlines(keepends=True),
+            (new or "").splitlines(keepends=True),
+            fromfile=f"a/{path}" if old is not None else "/dev/null",
+            tofile=f"b/{path}" if new is not None else "/dev/null",
+        )
+        chunks.append("".join(line if line.endswith("\n") else line + "\n" for line in diff))
+    return "".join(chunks)

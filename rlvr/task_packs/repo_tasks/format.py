@@ -4,7 +4,11 @@
     {"id": "...", "prompt": "<the issue text>", "repo": "<name under repos/>",
      "base_edits": {"path": "full new text" | null}, "reference_edits": {...},
      "scenarios": [{"kind": "call" | "object" | "cli" | "sqlite", "target": "pkg.module:attr", ...}],
-     "protected": ["glob", ...], "difficulty": 1-5, "split": "train" | "test", "meta": {...}}
+     "protected": ["glob", ...], "difficulty": 1-5, "split": "train" | "test", "meta": {...},
+     "notes": {...}}
+
+`meta` is public (it appears in observations and logs); `notes` (how the task was made, e.g. where a
+bug was injected) is hidden like the scenarios.
 
 The base state (what the agent starts from) is the repository with `base_edits` applied; the
 reference end state is the repository with `reference_edits` applied (null deletes a file). The
@@ -220,6 +224,7 @@ def read_repo_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
                         "reference": apply_edits(files, line.get("reference_edits") or {}),
                         "scenarios": line["scenarios"],
                         "protected": list(line.get("protected") or []),
+                        "notes": line.get("notes"),
                     },
                     meta={"repo": line["repo"], **dict(line.get("meta") or {})},
                 )

@@ -29,7 +29,9 @@ def main() -> int:
     output = args.data / "tasks.jsonl"
     kept_lines: list[str] = []
     if args.only and output.exists():
-        kept_lines = [line for line in output.read_text().splitlines() if json.loads(line)["repo"] not in args.only]
+        kept_lines = [
+            line for line in output.read_text().splitlines() if json.loads(line)["repo"] not in args.only
+        ]
     lines: list[str] = []
     with make_sandbox("local") as sandbox:
         specs = sorted((args.data / "specs").glob("*.json"))
@@ -48,7 +50,7 @@ def main() -> int:
                 kinds[draft.kind] = kinds.get(draft.kind, 0) + 1
             print(f"{name}: {len(drafts)} tasks {kinds}", file=sys.stderr)
             lines += [json.dumps(d.to_line(), sort_keys=True) for d in drafts]
-    output.write_text("\n".join(sorted(kept_lines + lines, key=lambda l: json.loads(l)["id"])) + "\n")
+    output.write_text("\n".join(sorted(kept_lines + lines, key=lambda line: json.loads(line)["id"])) + "\n")
     print(f"wrote {len(kept_lines) + len(lines)} tasks to {output}", file=sys.stderr)
     return 0
 

@@ -19,7 +19,9 @@ PACK = load_pack("repo-tasks")
 
 
 def call(name: str, **arguments: Any) -> str:
-    return json.dumps({"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}]})
+    return json.dumps(
+        {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}]}
+    )
 
 
 def content(observation: str) -> str:
@@ -54,7 +56,9 @@ def test_scripted_agent_applying_the_reference_diff_passes(grader, task_id: str)
     env = make_env(grader, task_id)
     env.reset(seed=0)
     task = env.unwrapped.task
-    observation, reward, terminated, truncated, _ = env.step(call("apply_patch", patch=make_unified_diff(task.hidden["base"], task.hidden["reference"])))
+    observation, reward, terminated, truncated, _ = env.step(
+        call("apply_patch", patch=make_unified_diff(task.hidden["base"], task.hidden["reference"]))
+    )
     assert content(observation).startswith("patched"), observation
     assert reward == 0.0 and not terminated
     _, reward, terminated, truncated, info = env.step(call("submit"))
@@ -77,7 +81,9 @@ def test_editing_a_test_file_fails_and_is_flagged(grader) -> None:
     env.reset(seed=0)
     env.step(call("apply_patch", patch=make_unified_diff(task.hidden["base"], task.hidden["reference"])))
     test_file = next(p for p in task.hidden["base"] if p.startswith("tests/"))
-    observation, *_ = env.step(call("edit", path=test_file, old="def test_", new="def disabled_", replace_all=True))
+    observation, *_ = env.step(
+        call("edit", path=test_file, old="def test_", new="def disabled_", replace_all=True)
+    )
     assert "edited" in content(observation)
     _, reward, terminated, _, info = env.step(call("submit"))
     assert terminated and reward == 0.0 and not info["verdict"]["passed"]
@@ -128,7 +134,9 @@ def test_tools_read_search_and_run(grader) -> None:
     assert "ledger/money.py" in content(observation)
     observation, *_ = env.step(call("search", pattern="NotImplementedError"))
     assert "ledger/money.py" in content(observation)
-    observation, *_ = env.step(call("run_python", code="from ledger.money import format_cents\nprint(format_cents(5))"))
+    observation, *_ = env.step(
+        call("run_python", code="from ledger.money import format_cents\nprint(format_cents(5))")
+    )
     assert content(observation).strip() == "0.05"
     observation, *_ = env.step(call("run_python", code="while True: pass"))
     assert "timeout" in content(observation)
@@ -153,7 +161,9 @@ def test_patch_mode_single_shot(grader) -> None:
     env = make_env(grader, task.id, mode="patch")
     observation, _ = env.reset(seed=0)
     assert "```ledger/money.py" in observation and task.prompt in observation
-    _, reward, terminated, _, info = env.step(make_unified_diff(task.hidden["base"], task.hidden["reference"]))
+    _, reward, terminated, _, info = env.step(
+        make_unified_diff(task.hidden["base"], task.hidden["reference"])
+    )
     assert terminated and info["verdict"]["passed"]
     env.reset(seed=0)
     _, reward, terminated, _, info = env.step("no patch here")

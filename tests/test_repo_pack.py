@@ -53,7 +53,9 @@ def _write_pack(root: Path, lines: list[object]) -> None:
     (root / "repos" / "mini" / "mini").mkdir(parents=True)
     (root / "repos" / "mini" / "mini" / "__init__.py").write_text("def f(x: int) -> int:\n    return x + 1\n")
     (root / "pack.toml").write_text('name = "mini"\nfamily = "repo"\n')
-    (root / "tasks.jsonl").write_text("\n".join(json.dumps(line) if not isinstance(line, str) else line for line in lines) + "\n")
+    (root / "tasks.jsonl").write_text(
+        "\n".join(json.dumps(line) if not isinstance(line, str) else line for line in lines) + "\n"
+    )
 
 
 GOOD = {
@@ -82,11 +84,16 @@ def test_directory_pack_validates_with_file_line_and_field(tmp_path: Path) -> No
     assert any(p.startswith(f"{tasks_file}:3: repo:") for p in problems)
     assert any(p.startswith(f"{tasks_file}:4: base_edits:") and ".." in p for p in problems)
     assert any(p.startswith(f"{tasks_file}:5: scenarios[0]:") for p in problems)
-    assert any(p.startswith(f"{tasks_file}:6: reference_edits:") and "does not compile" in p for p in problems)
+    assert any(
+        p.startswith(f"{tasks_file}:6: reference_edits:") and "does not compile" in p for p in problems
+    )
     assert any(p.startswith(f"{tasks_file}:7: id:") and "duplicate" in p for p in problems)
     completed = subprocess.run(
         [sys.executable, "-m", "rlvr", "packs", "validate", str(tmp_path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert completed.returncode == 1 and f"{tasks_file}:3: repo:" in completed.stderr
 

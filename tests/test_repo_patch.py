@@ -7,11 +7,19 @@ import pytest
 from rlvr.graders.repo.patch import PatchError, apply_completion, apply_unified_diff, make_unified_diff
 from rlvr.graders.repo.workspace import Workspace, WorkspaceError, check_path
 
-BASE = {"pkg/a.py": "one\ntwo\nthree\nfour\nfive\n", "pkg/b.py": "x = 1\n", "tests/test_a.py": "def test(): pass\n"}
+BASE = {
+    "pkg/a.py": "one\ntwo\nthree\nfour\nfive\n",
+    "pkg/b.py": "x = 1\n",
+    "tests/test_a.py": "def test(): pass\n",
+}
 
 
 def test_round_trip_of_made_diffs() -> None:
-    after = {"pkg/a.py": "one\n2\nthree\nfour\nfive\nsix\n", "pkg/c.py": "new\n", "tests/test_a.py": BASE["tests/test_a.py"]}
+    after = {
+        "pkg/a.py": "one\n2\nthree\nfour\nfive\nsix\n",
+        "pkg/c.py": "new\n",
+        "tests/test_a.py": BASE["tests/test_a.py"],
+    }
     workspace = Workspace.fresh(BASE)
     touched = apply_unified_diff(workspace, make_unified_diff(BASE, after))
     assert workspace.files == after
@@ -38,7 +46,9 @@ def test_failed_patch_changes_nothing() -> None:
     assert workspace.files == BASE
 
 
-@pytest.mark.parametrize("path", ["../etc/passwd", "/etc/passwd", "a/../../b", "a//b", "a\\b", "a\0b", "./../x", "~/x"])
+@pytest.mark.parametrize(
+    "path", ["../etc/passwd", "/etc/passwd", "a/../../b", "a//b", "a\\b", "a\0b", "./../x", "~/x"]
+)
 def test_paths_that_leave_the_repository_are_refused(path: str) -> None:
     with pytest.raises(WorkspaceError):
         check_path(path)

@@ -110,7 +110,9 @@ class RepoEnv(FamilyTextEnv):
         except Exception as exc:  # the episode promises not to raise; if it does, end with a flagged verdict
             self.episode.done = True
             observation = ""
-            verdict = Verdict.failure(self.task.id, f"episode fault: {type(exc).__name__}: {exc}", fault="grader")
+            verdict = Verdict.failure(
+                self.task.id, f"episode fault: {type(exc).__name__}: {exc}", fault="grader"
+            )
         self.turn = self.episode.turns
         info: dict[str, Any] = {"task": self.task.public(), "turn": self.turn}
         if verdict is None:

@@ -24,6 +24,7 @@ import re
 import sqlite3
 import sys
 import types
+import typing
 
 MAX_CAPTURE_CHARS = 20_000
 MAX_PLAIN_DEPTH = 24
@@ -65,7 +66,7 @@ class AssertExplainer(ast.NodeTransformer):
         text = (ast.get_source_segment(self.source, node.test) or "...")[:200]
         test = node.test
         if node.msg is None and isinstance(test, ast.Compare) and len(test.ops) == 1:
-            body = ast.parse(self.TEMPLATE).body
+            body = typing.cast(list[typing.Any], ast.parse(self.TEMPLATE).body)
             body[0].value = test.left
             body[1].value = test.comparators[0]
             body[2].test.operand.ops = test.ops
@@ -74,8 +75,17 @@ class AssertExplainer(ast.NodeTransformer):
             call.args[1] = ast.Constant(text)
         else:
             message = node.msg or ast.Constant(f"line {node.lineno}: assert {text}")
-            body = [ast.If(test=ast.UnaryOp(ast.Not(), test), body=[ast.Raise(
-                exc=ast.Call(ast.Name("AssertionError", ast.Load()), [message], []), cause=None)], orelse=[])]
+            body = [
+                ast.If(
+                    test=ast.UnaryOp(ast.Not(), test),
+                    body=[
+                        ast.Raise(
+                            exc=ast.Call(ast.Name("AssertionError", ast.Load()), [message], []), cause=None
+                        )
+                    ],
+                    orelse=[],
+                )
+            ]
         for statement in body:
             ast.copy_location(statement, node)
         return [ast.fix_missing_locations(statement) for statement in body]
@@ -105,7 +115,9 @@ class RepoImporter:
         entry = self.modules.get(name)
         if entry is None:
             return None
-        spec = importlib.machinery.ModuleSpec(name, self, origin=entry[0], is_package=entry[1])
+        spec = importlib.machinery.ModuleSpec(
+            name, typing.cast(typing.Any, self), origin=entry[0], is_package=entry[1]
+        )
         if entry[1]:
             spec.submodule_search_locations = []
         return spec
@@ -147,8 +159,8 @@ def allow_undocumented_dataclasses():
     handles by leaving the signature out of the generated docstring)."""
     shim = types.ModuleType("inspect")
     shim.__dict__.update(vars(inspect))
-    shim.signature = no_signature
-    dataclasses.inspect = shim
+    shim.__dict__["signature"] = no_signature
+    dataclasses.__dict__["inspect"] = shim
 
 
 def plain(value, depth=0):
@@ -197,7 +209,9 @@ def outcome(function, *args, **kwargs):
 def run_scenario(scenario):
     kind = scenario.get("kind")
     if kind == "call":
-        return outcome(lambda: resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {})))
+        return outcome(
+            lambda: resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))
+        )
     if kind == "object":
         try:
             instance = resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))
@@ -260,7 +274,9 @@ def run_tests(arg):
             elif name.startswith("Test") and isinstance(function, type):
                 try:
                     instance = function()
-                    cases = [(name + "::" + m, getattr(instance, m)) for m in dir(function) if m.startswith("test")]
+                    cases = [
+                        (name + "::" + m, getattr(instance, m)) for m in dir(function) if m.startswith("test")
+                    ]
                 except BaseException as exc:  # noqa: BLE001
                     failed += 1
                     lines.append(f"{path}::{name} ERROR: {type(exc).__name__}")

@@ -101,7 +101,9 @@ class RepoEpisode:
         if turn.error is not None:
             observation = json.dumps({"error": turn.error + "; call one of: " + ", ".join(TOOL_NAMES)})
         elif turn.final_answer is not None:
-            observation = json.dumps({"error": "no tool call found: call `submit` to finish, or another tool"})
+            observation = json.dumps(
+                {"error": "no tool call found: call `submit` to finish, or another tool"}
+            )
         else:
             results = [self._call(call) for call in turn.calls]
             observation = json.dumps(results)
@@ -133,7 +135,9 @@ class RepoEpisode:
             return message | {"content": "error: the episode ended (submitted) before this call"}
         handler = getattr(self, "tool_" + call.name, None) if call.name in TOOL_NAMES else None
         if handler is None:
-            return message | {"content": f"error: unknown tool {call.name[:60]!r}; tools: {', '.join(TOOL_NAMES)}"}
+            return message | {
+                "content": f"error: unknown tool {call.name[:60]!r}; tools: {', '.join(TOOL_NAMES)}"
+            }
         try:
             content = handler(call.arguments)
         except (WorkspaceError, PatchError) as exc:
@@ -145,7 +149,9 @@ class RepoEpisode:
         prefix = _string(arguments, "path", "")
         if prefix:
             prefix = check_path(prefix).rstrip("/")
-        names = [n for n in sorted(self.workspace.files) if not prefix or n == prefix or n.startswith(prefix + "/")]
+        names = [
+            n for n in sorted(self.workspace.files) if not prefix or n == prefix or n.startswith(prefix + "/")
+        ]
         return "\n".join(names) if names else f"no files under {prefix!r}"
 
     def tool_read_file(self, arguments: dict[str, Any]) -> str:
@@ -199,7 +205,9 @@ class RepoEpisode:
         count = text.count(old)
         replace_all = arguments.get("replace_all") is True
         if count == 0:
-            raise WorkspaceError("`old` was not found in the file (it must match exactly, whitespace included)")
+            raise WorkspaceError(
+                "`old` was not found in the file (it must match exactly, whitespace included)"
+            )
         if count > 1 and not replace_all:
             raise WorkspaceError(f"`old` occurs {count} times; give more context or set replace_all")
         name = self.workspace.write(path, text.replace(old, new))
@@ -257,13 +265,25 @@ class RepoEpisode:
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
     {"name": "list_files", "parameters": {"path": "directory prefix (optional)"}},
-    {"name": "read_file", "parameters": {"path": "file", "start_line": "int (optional)", "end_line": "int (optional)"}},
-    {"name": "search", "parameters": {"pattern": "text", "regex": "bool (optional)", "path": "prefix (optional)"}},
+    {
+        "name": "read_file",
+        "parameters": {"path": "file", "start_line": "int (optional)", "end_line": "int (optional)"},
+    },
+    {
+        "name": "search",
+        "parameters": {"pattern": "text", "regex": "bool (optional)", "path": "prefix (optional)"},
+    },
     {"name": "write_file", "parameters": {"path": "file", "content": "full text"}},
-    {"name": "edit", "parameters": {"path": "file", "old": "exact text", "new": "replacement", "replace_all": "bool"}},
+    {
+        "name": "edit",
+        "parameters": {"path": "file", "old": "exact text", "new": "replacement", "replace_all": "bool"},
+    },
     {"name": "apply_patch", "parameters": {"patch": "unified diff (--- a/path, +++ b/path, @@ hunks)"}},
     {"name": "delete_file", "parameters": {"path": "file"}},
     {"name": "run_tests", "parameters": {"paths": "list of test files (optional)"}},
-    {"name": "run_python", "parameters": {"code": "a snippet; the repository is importable, stdout is returned"}},
+    {
+        "name": "run_python",
+        "parameters": {"code": "a snippet; the repository is importable, stdout is returned"},
+    },
     {"name": "submit", "parameters": {}},
 ]

@@ -29,12 +29,32 @@ from rlvr.sandbox import WorkerPool
 MAX_BUGS_PER_REPO = 28
 MAX_DOUBLE_BUGS_PER_REPO = 8
 SWAPS = {
-    ast.Lt: "<=", ast.LtE: "<", ast.Gt: ">=", ast.GtE: ">", ast.Eq: "!=", ast.NotEq: "==",
-    ast.Add: "-", ast.Sub: "+", ast.Mult: "//", ast.FloorDiv: "*", ast.Div: "*", ast.Mod: "//",
+    ast.Lt: "<=",
+    ast.LtE: "<",
+    ast.Gt: ">=",
+    ast.GtE: ">",
+    ast.Eq: "!=",
+    ast.NotEq: "==",
+    ast.Add: "-",
+    ast.Sub: "+",
+    ast.Mult: "//",
+    ast.FloorDiv: "*",
+    ast.Div: "*",
+    ast.Mod: "//",
 }
 OPERATOR_TEXT = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Div: "/", ast.Mod: "%",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.FloorDiv: "//",
+    ast.Div: "/",
+    ast.Mod: "%",
 }
 
 
@@ -132,7 +152,11 @@ def find_mutations(path: str, text: str) -> Iterator[Mutation]:
             if span:
                 new = "or" if token == "and" else "and"
                 yield Mutation(path, node.lineno, *span, new, f"`{token}` -> `{new}`")
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and node.lineno == node.operand.lineno:
+        elif (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, ast.Not)
+            and node.lineno == node.operand.lineno
+        ):
             start = starts[node.lineno - 1] + node.col_offset
             end = starts[node.operand.lineno - 1] + node.operand.col_offset
             if text[start:end].strip() == "not":
@@ -146,7 +170,9 @@ def find_mutations(path: str, text: str) -> Iterator[Mutation]:
             start = starts[node.lineno - 1] + node.col_offset
             end = starts[node.lineno - 1] + (node.end_col_offset or node.col_offset)
             if text[start:end] == str(node.value):
-                yield Mutation(path, node.lineno, start, end, str(node.value + 1), f"{node.value} -> {node.value + 1}")
+                yield Mutation(
+                    path, node.lineno, start, end, str(node.value + 1), f"{node.value} -> {node.value + 1}"
+                )
         elif isinstance(node, ast.Name) and node.id in ("min", "max") and isinstance(node.ctx, ast.Load):
             start = starts[node.lineno - 1] + node.col_offset
             new = "max" if node.id == "min" else "min"
@@ -154,7 +180,11 @@ def find_mutations(path: str, text: str) -> Iterator[Mutation]:
 
 
 def package_modules(files: dict[str, str], package: str) -> list[str]:
-    return sorted(p for p in files if p.startswith(package + "/") and p.endswith(".py") and not p.endswith("__init__.py"))
+    return sorted(
+        p
+        for p in files
+        if p.startswith(package + "/") and p.endswith(".py") and not p.endswith("__init__.py")
+    )
 
 
 # ---------------------------------------------------------------------------------- symptoms
@@ -195,7 +225,9 @@ def symptom(scenario: dict[str, Any], got: Any, want: Any) -> str:
             )
         for index, (step, mine, theirs) in enumerate(zip(steps, got_steps, want_steps, strict=False)):
             if not same_value(theirs, mine):
-                calls = "; ".join(f"{m}({', '.join(repr(a) for a in args)})" for m, args in steps[: index + 1])
+                calls = "; ".join(
+                    f"{m}({', '.join(repr(a) for a in args)})" for m, args in steps[: index + 1]
+                )
                 return (
                     f"On {_call_text(scenario['target'], scenario.get('args', []))}, the sequence `{calls}` "
                     f"ends with {step[0]} giving {_describe(mine)}; expected {_describe(theirs)}."
@@ -232,12 +264,19 @@ class Validator:
         return [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
 
     def differing(
-        self, base: dict[str, str], scenarios: list[dict[str, Any]] | None = None, reference: list[Any] | None = None
+        self,
+        base: dict[str, str],
+        scenarios: list[dict[str, Any]] | None = None,
+        reference: list[Any] | None = None,
     ) -> list[tuple[int, Any, Any]]:
         scenarios = scenarios if scenarios is not None else self.scenarios
         expected = reference if reference is not None else self.reference
         got = self.outcomes(base, scenarios)
-        return [(i, g, w) for i, (g, w) in enumerate(zip(got, expected, strict=True)) if g is None or not same_value(w, g)]
+        return [
+            (i, g, w)
+            for i, (g, w) in enumerate(zip(got, expected, strict=True))
+            if g is None or not same_value(w, g)
+        ]
 
 
 def _bug_issue(scenario: dict[str, Any], got: Any, want: Any) -> str:
@@ -249,9 +288,13 @@ def _bug_issue(scenario: dict[str, Any], got: Any, want: Any) -> str:
     )
 
 
-def bug_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator) -> list[TaskDraft]:
+def bug_tasks(
+    name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator
+) -> list[TaskDraft]:
     rng = random.Random(f"bugs:{name}")
-    candidates = [m for path in package_modules(files, spec["package"]) for m in find_mutations(path, files[path])]
+    candidates = [
+        m for path in package_modules(files, spec["package"]) for m in find_mutations(path, files[path])
+    ]
     rng.shuffle(candidates)
     kept: list[tuple[Mutation, list[tuple[int, Any, Any]]]] = []
     for mutation in candidates:
@@ -280,7 +323,10 @@ def bug_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator:
                 split=spec["split"],
                 scenarios=validator.scenarios,
                 base_edits={mutation.path: mutation.apply(files[mutation.path])},
-                meta={"injected": f"{mutation.path}:{mutation.line}: {mutation.description}", "observable_by": len(differing)},
+                meta={
+                    "injected": f"{mutation.path}:{mutation.line}: {mutation.description}",
+                    "observable_by": len(differing),
+                },
             )
         )
     pairs = [(a, b) for i, (a, _) in enumerate(kept) for (b, _) in kept[i + 1 :] if a.path != b.path]
@@ -289,7 +335,11 @@ def bug_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator:
     for first, second in pairs:
         if number >= MAX_DOUBLE_BUGS_PER_REPO:
             break
-        base = {**files, first.path: first.apply(files[first.path]), second.path: second.apply(files[second.path])}
+        base = {
+            **files,
+            first.path: first.apply(files[first.path]),
+            second.path: second.apply(files[second.path]),
+        }
         differing = validator.differing(base)
         alone = {i for i, _, _ in validator.differing({**files, first.path: first.apply(files[first.path])})}
         rest = [d for d in differing if d[0] not in alone]
@@ -313,7 +363,10 @@ def bug_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator:
                 split=spec["split"],
                 scenarios=validator.scenarios,
                 base_edits={first.path: base[first.path], second.path: base[second.path]},
-                meta={"injected": [f"{m.path}:{m.line}: {m.description}" for m in (first, second)], "observable_by": len(differing)},
+                meta={
+                    "injected": [f"{m.path}:{m.line}: {m.description}" for m in (first, second)],
+                    "observable_by": len(differing),
+                },
             )
         )
     return drafts
@@ -322,7 +375,11 @@ def bug_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator:
 def _stub_body(text: str, function: ast.FunctionDef) -> str | None:
     """`text` with the function's body (after its docstring) replaced by raise NotImplementedError."""
     body = function.body
-    if not body or not isinstance(body[0], ast.Expr) or not isinstance(getattr(body[0], "value", None), ast.Constant):
+    if (
+        not body
+        or not isinstance(body[0], ast.Expr)
+        or not isinstance(getattr(body[0], "value", None), ast.Constant)
+    ):
         return None
     if len(body) < 2:
         return None
@@ -333,7 +390,9 @@ def _stub_body(text: str, function: ast.FunctionDef) -> str | None:
     return "".join(lines[: first - 1]) + stub + "".join(lines[last:])
 
 
-def feature_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator) -> list[TaskDraft]:
+def feature_tasks(
+    name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator
+) -> list[TaskDraft]:
     drafts: list[TaskDraft] = []
     for path in package_modules(files, spec["package"]):
         tree = ast.parse(files[path])
@@ -387,12 +446,18 @@ def _renamed_scenario(scenario: dict[str, Any], old: str, new: str) -> dict[str,
     return out
 
 
-def rename_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator) -> list[TaskDraft]:
+def rename_tasks(
+    name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator
+) -> list[TaskDraft]:
     drafts: list[TaskDraft] = []
     for rename in spec.get("renames", []):
         old, new = rename["old"], rename["new"]
         word = re.compile(rf"\b{re.escape(old)}\b")
-        renamed = {path: word.sub(new, text) for path, text in files.items() if path.endswith(".py") and word.search(text)}
+        renamed = {
+            path: word.sub(new, text)
+            for path, text in files.items()
+            if path.endswith(".py") and word.search(text)
+        }
         tests = {path: text for path, text in renamed.items() if path.startswith("tests/")}
         reference = {**files, **renamed}
         scenarios = [_renamed_scenario(s, old, new) for s in validator.scenarios]
@@ -425,14 +490,18 @@ def rename_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validat
     return drafts
 
 
-def migration_tasks(name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator) -> list[TaskDraft]:
+def migration_tasks(
+    name: str, spec: dict[str, Any], files: dict[str, str], validator: Validator
+) -> list[TaskDraft]:
     drafts: list[TaskDraft] = []
     for migration in spec.get("migrations", []):
         edits: dict[str, str | None] = {}
         for path, edit in migration["edits"].items():
             old, new = edit["replace"]
             if files[path].count(old) != 1:
-                raise RuntimeError(f"migration {migration['id']}: the text to replace is not unique in {path}")
+                raise RuntimeError(
+                    f"migration {migration['id']}: the text to replace is not unique in {path}"
+                )
             edits[path] = files[path].replace(old, new)
         reference = {**files, **{p: t for p, t in edits.items() if t is not None}}
         scenarios = migration["scenarios"]

@@ -81,7 +81,9 @@ class RepoGrader(Grader):
                 self._types = RepoTypeChecker(timeout=self.options.type_timeout)
             return self._types
 
-    def run(self, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float | None = None) -> ExecResult:
+    def run(
+        self, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float | None = None
+    ) -> ExecResult:
         return run_ops(self.sandbox, files, ops, timeout or self.timeout)
 
     def reference_outcomes(self, task: Task) -> list[Any]:
@@ -92,7 +94,9 @@ class RepoGrader(Grader):
         result = self.run(task.hidden["reference"], [("scenario", s) for s in scenarios])
         values = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
         if result.status != "ok" or any(v is None for v in values):
-            raise ReferenceFault(f"reference state of {task.id} failed its scenarios: {result.status} {result.detail}")
+            raise ReferenceFault(
+                f"reference state of {task.id} failed its scenarios: {result.status} {result.detail}"
+            )
         self._reference[task.id] = values
         return values
 
@@ -175,7 +179,9 @@ class RepoGrader(Grader):
         if self.options.types:
             base_report = self.type_checker.check(base)
             if base_report.failure is not None:
-                return Verdict.failure(task.id, f"pyright failed on the base state: {base_report.failure}", fault="grader")
+                return Verdict.failure(
+                    task.id, f"pyright failed on the base state: {base_report.failure}", fault="grader"
+                )
             report = self.type_checker.check(files)
             if report.failure == "timeout":
                 flags.append("timeout:types")
@@ -198,7 +204,9 @@ class RepoGrader(Grader):
         result = self.run(files, [("scenario", s) for s in scenarios])
         timings["behaviour"] = time.perf_counter() - started
         if result.sandbox_error or result.status == "load_error":
-            return Verdict.failure(task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox")
+            return Verdict.failure(
+                task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox"
+            )
         flags += result.flags
         if result.status != "ok":
             flags.append(f"{result.status}:behaviour")
@@ -208,8 +216,12 @@ class RepoGrader(Grader):
             if outcome is not None and outcome.ok and same_value(want, outcome.value):
                 matched += 1
             elif len(feedback) < MAX_FEEDBACK_ITEMS:
-                feedback.append(f"hidden check {index + 1} ({scenario.get('kind')} {scenario.get('target')}) differs")
-        components["behaviour"] = Component(matched / len(scenarios) if scenarios else 0.0, 1.0, f"{matched}/{len(scenarios)}")
+                feedback.append(
+                    f"hidden check {index + 1} ({scenario.get('kind')} {scenario.get('target')}) differs"
+                )
+        components["behaviour"] = Component(
+            matched / len(scenarios) if scenarios else 0.0, 1.0, f"{matched}/{len(scenarios)}"
+        )
         scores = {name: c.fraction for name, c in components.items()}
         reward, failed = gated_reward(scores, self.weights, REPO_GATES)
         return Verdict(

@@ -99,7 +99,9 @@ def _apply_hunks(path: str, original: str, hunks: list[tuple[int, list[str]]]) -
         expected = max(0, start - 1 + offset) if old else max(0, start + offset)
         position = _locate(lines, old, expected)
         if position is None:
-            raise PatchError(f"{path}: hunk {number} (@@ -{start}) does not apply: its context is not in the file")
+            raise PatchError(
+                f"{path}: hunk {number} (@@ -{start}) does not apply: its context is not in the file"
+            )
         lines[position : position + len(old)] = new
         offset += len(new) - len(old)
     text = "\n".join(lines)

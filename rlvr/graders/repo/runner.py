@@ -39,7 +39,9 @@ def same_value(expected: Any, actual: Any) -> bool:
             return math.isnan(actual)
         return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12)
     if isinstance(expected, list | tuple):
-        return len(expected) == len(actual) and all(same_value(e, a) for e, a in zip(expected, actual, strict=True))
+        return len(expected) == len(actual) and all(
+            same_value(e, a) for e, a in zip(expected, actual, strict=True)
+        )
     if isinstance(expected, dict):
         return expected.keys() == actual.keys() and all(same_value(v, actual[k]) for k, v in expected.items())
     return bool(expected == actual)

@@ -35,7 +35,9 @@ def check_path(path: object) -> str:
     parts = path.removeprefix("./").split("/")
     for part in parts:
         if part in ("", ".", ".."):
-            raise WorkspaceError(f"path {path!r} has an empty, '.' or '..' part; paths stay inside the repository")
+            raise WorkspaceError(
+                f"path {path!r} has an empty, '.' or '..' part; paths stay inside the repository"
+            )
         if not part.isprintable():
             raise WorkspaceError("path has unprintable characters")
     return "/".join(parts)

@@ -68,8 +68,10 @@ def _check_target(target: object) -> str | None:
     if not isinstance(target, str):
         return "target must be a string like 'pkg.module:function'"
     module, sep, attribute = target.partition(":")
-    if not sep or not all(p.isidentifier() for p in module.split(".")) or not all(
-        p.isidentifier() for p in attribute.split(".")
+    if (
+        not sep
+        or not all(p.isidentifier() for p in module.split("."))
+        or not all(p.isidentifier() for p in attribute.split("."))
     ):
         return f"target {target!r} must look like 'pkg.module:function' or 'pkg.module:Class'"
     return None
@@ -90,7 +92,8 @@ def check_scenario(scenario: object) -> str | None:
     if kind == "object":
         steps = scenario.get("steps", [])
         if not isinstance(steps, list) or not all(
-            isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], list) for s in steps
+            isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], list)
+            for s in steps
         ):
             return 'steps must be a list of ["method", [args]]'
     if kind == "cli" and not (
@@ -148,14 +151,18 @@ def check_line(line: dict[str, Any], repos: dict[str, dict[str, str]]) -> list[t
                 try:
                     compile(text, path, "exec")
                 except SyntaxError as exc:
-                    problems.append(("reference_edits", f"{path} does not compile: {exc.msg} (line {exc.lineno})"))
+                    problems.append(
+                        ("reference_edits", f"{path} does not compile: {exc.msg} (line {exc.lineno})")
+                    )
     return problems
 
 
 def read_repos(root: Path) -> tuple[dict[str, dict[str, str]], list[Problem]]:
     repos_dir = root / "repos"
     if not repos_dir.is_dir():
-        return {}, [Problem(str(repos_dir), None, None, "missing: a repo pack needs repos/<name>/ directories")]
+        return {}, [
+            Problem(str(repos_dir), None, None, "missing: a repo pack needs repos/<name>/ directories")
+        ]
     repos: dict[str, dict[str, str]] = {}
     problems: list[Problem] = []
     for directory in sorted(p for p in repos_dir.iterdir() if p.is_dir()):
@@ -165,7 +172,9 @@ def read_repos(root: Path) -> tuple[dict[str, dict[str, str]], list[Problem]]:
             problems.append(Problem(str(directory), None, None, f"cannot read: {exc}"))
             continue
         if not files or len(files) > MAX_REPO_FILES:
-            problems.append(Problem(str(directory), None, None, f"must hold 1 to {MAX_REPO_FILES} text files"))
+            problems.append(
+                Problem(str(directory), None, None, f"must hold 1 to {MAX_REPO_FILES} text files")
+            )
             continue
         for path, text in files.items():
             if len(text) > MAX_REPO_FILE_CHARS:
@@ -189,7 +198,9 @@ def read_repo_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
             try:
                 line = json.loads(raw)
             except json.JSONDecodeError as exc:
-                problems.append(Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})"))
+                problems.append(
+                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
+                )
                 continue
             if not isinstance(line, dict):
                 problems.append(Problem(str(path), number, None, "each line must be a JSON object"))

@@ -82,6 +82,13 @@ def bench_grade(pack: Any, grades: int) -> dict[str, Any]:
             assert verdict.passed, verdict
             for name in parts:
                 parts[name].append(verdict.timings.get(name, 0.0))
+        if types:  # baseline in the same run: whole-repo pyright on a one-file repository (start-up cost)
+            single = []
+            for index in range(5):
+                started = time.perf_counter()
+                grader.type_checker.check({"m.py": f"x: int = {index}\n"})
+                single.append(time.perf_counter() - started)
+            out["pyright_one_file_repo_p50_s"] = round(pct(single, 0.5), 3)
         grader.close()
         out[f"types={types}"] = {
             "first_submit_s": round(cold, 3),

@@ -173,3 +173,24 @@ def test_patch_mode_single_shot(grader) -> None:
 def test_check_env(grader) -> None:
     env = make_env(grader, "ledger-feature-split_evenly")
     check_env(env.unwrapped, skip_render_check=True)
+
+
+HOSTILE_PRELUDES = {
+    "exit_at_import": "import os\nos._exit(0)\n",
+    "system_exit_at_import": "raise SystemExit(0)\n",
+    "loop_at_import": "while True:\n    pass\n",
+    "patch_builtins": "import builtins\nbuiltins.isinstance = lambda *a: True\nbuiltins.type = lambda *a: int\n",
+    "break_importer": "import sys\nsys.meta_path.clear()\nsys.modules.clear()\n",
+    "flood_stdout": "import sys\nsys.stdout.write('x' * 10_000_000)\n",
+    "fork_bomb": "import os\nos.fork()\n",
+    "read_hidden": "import gc\nprint(gc.get_objects())\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_PRELUDES))
+def test_hostile_candidates_get_no_false_pass(grader, name: str) -> None:
+    task = PACK.get("ledger-feature-split_evenly")
+    files = dict(task.hidden["reference"])  # a correct fix, plus hostile code at import time
+    files["ledger/money.py"] = HOSTILE_PRELUDES[name] + files["ledger/money.py"]
+    verdict = grader.grade_state(task, files)
+    assert not verdict.passed and verdict.error is None, verdict

@@ -14,7 +14,7 @@ from rlvr.graders.repo.runner import run_ops
 from rlvr.sandbox import make_sandbox
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.registry import load_pack
-from rlvr.task_packs.repo_tasks import DATA_DIR
+from rlvr.task_packs.repo_tasks import DATA_DIR, RepoTasksPack
 from rlvr.task_packs.repo_tasks.format import read_repo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +23,7 @@ HELD_OUT = {"router", "configloader"}
 
 def test_builtin_pack_shape() -> None:
     pack = load_pack("repo-tasks")
+    assert isinstance(pack, RepoTasksPack) and pack.validate() == []
     tasks = pack.tasks()
     assert pack.family == "repo" and len(tasks) >= 200
     repos = {t.hidden["repo"] for t in tasks}
@@ -47,6 +48,22 @@ def test_reference_repositories_pass_their_own_tests_in_the_sandbox(name: str) -
     outcome = result.outcomes[1]
     assert outcome is not None and outcome.ok, result
     assert outcome.value["failed"] == 0 and outcome.value["passed"] >= 3, outcome.value["lines"]
+
+
+@pytest.mark.slow
+def test_reference_repositories_are_pyright_clean() -> None:
+    from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+
+    checker = RepoTypeChecker()
+    try:
+        for directory in sorted((DATA_DIR / "repos").iterdir()):
+            report = checker.check(read_repo(directory))
+            assert report.failure is None and sum(report.errors.values()) == 0, (
+                directory.name,
+                report.errors,
+            )
+    finally:
+        checker.close()
 
 
 def _write_pack(root: Path, lines: list[object]) -> None:

@@ -190,14 +190,14 @@ def package_modules(files: dict[str, str], package: str) -> list[str]:
 # ---------------------------------------------------------------------------------- symptoms
 def _call_text(target: str, args: list[Any]) -> str:
     module, _, name = target.partition(":")
-    shown = ", ".join(json.dumps(a) if isinstance(a, str) else repr(a) for a in args)
+    shown = ", ".join(repr(a) for a in args)
     if len(shown) > 160:
         shown = shown[:157] + "..."
     return f"`{module}.{name}({shown})`"
 
 
 def _shown(value: Any) -> str:
-    text = json.dumps(value, default=repr) if not isinstance(value, tuple) else repr(value)
+    text = repr(value)
     return text if len(text) <= 240 else text[:237] + "..."
 
 

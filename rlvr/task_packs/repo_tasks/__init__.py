@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from rlvr.core.pack import TaskPack
+from rlvr.core.pack import Problem, TaskPack
 from rlvr.core.types import Task
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -32,3 +32,9 @@ class RepoTasksPack(TaskPack):
         if problems:
             raise PackValidationError(problems)
         return tasks
+
+    def validate(self) -> list[Problem]:
+        """`rlvr packs validate repo-tasks`: every problem of the pack's data (file, line, field)."""
+        from rlvr.task_packs.repo_tasks.format import read_repo_tasks
+
+        return read_repo_tasks(self.root)[1]

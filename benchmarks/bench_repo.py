@@ -8,8 +8,9 @@
              sandboxed ones (run_python, run_tests, regex search), p50/p95.
   leaks      --episodes episodes with sandboxed tool calls; every 10th runs an infinite loop (its child
              is killed at the timeout), every 25th kills a sandbox worker mid-episode, every 7th is
-             abandoned (never submitted), the rest submit. Counts temporary directories and processes
-             left behind afterwards.
+             abandoned (never submitted), the rest submit (every 100th also through whole-repo pyright).
+             Counts the family's temporary directories (rlvr-repo-*) and this process's descendant
+             processes left behind afterwards.
   agents     every task: a scripted agent applying the reference diff through apply_patch (must pass),
              the base state submitted as is (must fail), and a test-file edit (must fail, flagged).
 
@@ -150,12 +151,20 @@ def _own_descendants() -> list[int]:
 
 def bench_leaks(pack: Any, episodes: int) -> dict[str, Any]:
     temp = tempfile.gettempdir()
-    before_dirs = {n for n in os.listdir(temp) if n.startswith("rlvr-")}
+    before_dirs = {n for n in os.listdir(temp) if n.startswith("rlvr-repo-")}
     before_procs = set(_own_descendants())
     grader = make_grader(pack, jobs=1, types=False, timeout=1.0)
     assert isinstance(grader, RepoGrader)
+    typed = make_grader(pack, jobs=1, timeout=1.0)  # every 100th episode submits through whole-repo pyright
     env = gym.make("rlvr/Repo-v0", pack=pack, grader=grader, max_turns=8)
-    counts = {"submitted": 0, "abandoned": 0, "child_killed_at_timeout": 0, "worker_killed": 0}
+    typed_env = gym.make("rlvr/Repo-v0", pack=pack, grader=typed, max_turns=8)
+    counts = {
+        "submitted": 0,
+        "submitted_with_pyright": 0,
+        "abandoned": 0,
+        "child_killed_at_timeout": 0,
+        "worker_killed": 0,
+    }
     for episode in tqdm(range(episodes), desc="episodes"):
         env.reset(seed=episode)
         env.step(call("run_python", code="import sys; print(len(sys.modules))"))
@@ -171,12 +180,18 @@ def bench_leaks(pack: Any, episodes: int) -> dict[str, Any]:
         if episode % 7 == 0:
             counts["abandoned"] += 1
             continue
+        if episode % 100 == 1:
+            typed_env.reset(seed=episode)
+            typed_env.step(call("submit"))
+            counts["submitted_with_pyright"] += 1
         env.step(call("submit"))
         counts["submitted"] += 1
     env.close()
+    typed_env.close()
     grader.close()
+    typed.close()
     time.sleep(0.5)
-    leaked_dirs = sorted({n for n in os.listdir(temp) if n.startswith("rlvr-")} - before_dirs)
+    leaked_dirs = sorted({n for n in os.listdir(temp) if n.startswith("rlvr-repo-")} - before_dirs)
     leaked_procs = sorted(set(_own_descendants()) - before_procs)
     return counts | {
         "episodes": episodes,

@@ -97,6 +97,7 @@ class RepoImporter:
     def __init__(self, files):
         self.files = files
         self.modules = {}
+        self.codes = {}  # path -> code object: each file is compiled once per job, however often imported
         for path in files:
             if not path.endswith(".py"):
                 continue
@@ -129,13 +130,17 @@ class RepoImporter:
         path = self.modules[module.__name__][0]
         if path is None:
             return
-        source = self.files[path]
+        code = self.codes.get(path)
+        if code is None:
+            source = self.files[path]
+            if TEST_FILE.search(path):
+                tree = AssertExplainer(source).visit(ast.parse(source, path))
+                code = compile(tree, path, "exec", dont_inherit=True)
+            else:
+                code = compile(source, path, "exec", dont_inherit=True)
+            self.codes[path] = code
         if TEST_FILE.search(path):
-            tree = AssertExplainer(source).visit(ast.parse(source, path))
             module.__dict__["__rlvr_explain"] = explain
-            code = compile(tree, path, "exec", dont_inherit=True)
-        else:
-            code = compile(source, path, "exec", dont_inherit=True)
         module.__file__ = path
         exec(code, module.__dict__)
 

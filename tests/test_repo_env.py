@@ -64,6 +64,7 @@ def test_scripted_agent_applying_the_reference_diff_passes(grader, task_id: str)
     _, reward, terminated, truncated, info = env.step(call("submit"))
     assert terminated and not truncated
     assert info["verdict"]["passed"], info["verdict"]
+    assert info["verdict"]["visible_passed"] is True
     assert reward == pytest.approx(1.0)
 
 
@@ -87,7 +88,8 @@ def test_editing_a_test_file_fails_and_is_flagged(grader) -> None:
     assert "edited" in content(observation)
     _, reward, terminated, _, info = env.step(call("submit"))
     assert terminated and reward == 0.0 and not info["verdict"]["passed"]
-    assert "protected_path_edit" in info["verdict"]["flags"] and info["verdict"]["gates"] == ["patch"]
+    assert {"protected_path_edit", "test_tamper"} <= set(info["verdict"]["flags"])
+    assert info["verdict"]["gates"] == ["patch"]
 
 
 def test_hard_coding_a_visible_test_value_fails(grader) -> None:
@@ -102,6 +104,9 @@ def test_hard_coding_a_visible_test_value_fails(grader) -> None:
     assert content(observation).startswith("5 passed, 0 failed"), observation  # the visible tests are fooled
     _, reward, terminated, _, info = env.step(call("submit"))
     assert terminated and not info["verdict"]["passed"] and reward < 0.5
+    assert (
+        info["verdict"]["visible_passed"] is True
+    )  # the hacking gap: visible tests pass, hidden checks do not
 
 
 def test_rename_that_breaks_a_caller_fails_the_types_gate(typed_grader) -> None:
@@ -194,3 +199,5 @@ def test_hostile_candidates_get_no_false_pass(grader, name: str) -> None:
     files["ledger/money.py"] = HOSTILE_PRELUDES[name] + files["ledger/money.py"]
     verdict = grader.grade_state(task, files)
     assert not verdict.passed and verdict.error is None, verdict
+    if name in ("fork_bomb", "read_hidden", "exit_at_import"):
+        assert "sandbox:denied" in verdict.flags or verdict.components["behaviour"].score == 0.0

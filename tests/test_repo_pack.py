@@ -93,6 +93,7 @@ def test_directory_pack_validates_with_file_line_and_field(tmp_path: Path) -> No
         {**GOOD, "id": "mini-4", "scenarios": [{"kind": "shell", "target": "mini:f"}]},
         {**GOOD, "id": "mini-5", "reference_edits": {"mini/__init__.py": "def f(:\n"}},
         {**GOOD, "id": "mini-1"},
+        {**GOOD, "id": "mini-7", "reference_edits": {"tests/test_mini.py": "def test() -> None:\n    pass\n"}},
     ]
     _write_pack(tmp_path, bad)
     problems = [str(p) for p in validate_directory(tmp_path)]
@@ -105,6 +106,7 @@ def test_directory_pack_validates_with_file_line_and_field(tmp_path: Path) -> No
         p.startswith(f"{tasks_file}:6: reference_edits:") and "does not compile" in p for p in problems
     )
     assert any(p.startswith(f"{tasks_file}:7: id:") and "duplicate" in p for p in problems)
+    assert any(p.startswith(f"{tasks_file}:8: reference_edits:") and "protected" in p for p in problems)
     completed = subprocess.run(
         [sys.executable, "-m", "rlvr", "packs", "validate", str(tmp_path)],
         capture_output=True,
@@ -122,3 +124,16 @@ def test_good_directory_pack_loads(tmp_path: Path) -> None:
     task = pack.get("mini-1")
     assert task.family == "repo" and "return x + 2" in task.hidden["base"]["mini/__init__.py"]
     assert "return x + 1" in task.hidden["reference"]["mini/__init__.py"]
+
+
+def test_example_directory_pack_grades() -> None:
+    from rlvr.graders.base import make_grader
+    from rlvr.graders.repo import RepoGrader
+
+    pack = load_pack(str(ROOT / "examples" / "packs" / "repo-mini"))
+    assert validate_directory(ROOT / "examples" / "packs" / "repo-mini") == []
+    with make_grader(pack, jobs=1, types=False) as grader:
+        assert isinstance(grader, RepoGrader)
+        for task in pack.tasks():
+            assert grader.grade_state(task, task.hidden["reference"]).passed
+            assert not grader.grade_state(task, task.hidden["base"]).passed

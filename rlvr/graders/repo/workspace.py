@@ -8,14 +8,24 @@ limited length; contents must be text (no NUL, valid Unicode) within size limits
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
+
+from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
+
+__all__ = [
+    "DEFAULT_PROTECTED",
+    "Workspace",
+    "WorkspaceError",
+    "changed_paths",
+    "check_path",
+    "check_text",
+    "is_protected",
+]
 
 MAX_FILE_CHARS = 200_000
 MAX_TOTAL_CHARS = 2_000_000
 MAX_FILES = 400
 MAX_PATH_CHARS = 200
-DEFAULT_PROTECTED = ("tests/*", "tests/**", "**/conftest.py", "conftest.py")
 
 
 class WorkspaceError(ValueError):
@@ -55,10 +65,6 @@ def check_text(text: object, what: str = "content") -> str:
     except UnicodeEncodeError:
         raise WorkspaceError(f"{what} is not valid Unicode text") from None
     return text
-
-
-def is_protected(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)
 
 
 @dataclass

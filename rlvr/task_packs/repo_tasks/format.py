@@ -24,6 +24,7 @@ from typing import Any
 
 from rlvr.core.pack import Problem
 from rlvr.core.types import Task
+from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
 
 SCENARIO_KINDS = ("call", "object", "cli", "sqlite")
 MAX_REPO_FILES = 200
@@ -145,7 +146,20 @@ def check_line(line: dict[str, Any], repos: dict[str, dict[str, str]]) -> list[t
     if not isinstance(protected, list) or not all(isinstance(p, str) for p in protected):
         problems.append(("protected", "must be a list of glob patterns"))
     if not problems and isinstance(repo, str):
+        base = apply_edits(repos[repo], line.get("base_edits") or {})
         reference = apply_edits(repos[repo], line.get("reference_edits") or {})
+        patterns = DEFAULT_PROTECTED + tuple(protected)
+        touched = sorted(p for p in set(base) | set(reference) if base.get(p) != reference.get(p))
+        if not touched:
+            problems.append(("reference_edits", "the reference state equals the base state: nothing to do"))
+        blocked = [p for p in touched if is_protected(p, patterns)]
+        if blocked:
+            problems.append(
+                (
+                    "reference_edits",
+                    f"base and reference differ in protected paths ({', '.join(blocked[:3])}): unsolvable",
+                )
+            )
         for path, text in reference.items():
             if path.endswith(".py"):
                 try:

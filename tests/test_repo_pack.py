@@ -93,7 +93,11 @@ def test_directory_pack_validates_with_file_line_and_field(tmp_path: Path) -> No
         {**GOOD, "id": "mini-4", "scenarios": [{"kind": "shell", "target": "mini:f"}]},
         {**GOOD, "id": "mini-5", "reference_edits": {"mini/__init__.py": "def f(:\n"}},
         {**GOOD, "id": "mini-1"},
-        {**GOOD, "id": "mini-7", "reference_edits": {"tests/test_mini.py": "def test() -> None:\n    pass\n"}},
+        {
+            **GOOD,
+            "id": "mini-7",
+            "reference_edits": {"tests/test_mini.py": "def test() -> None:\n    pass\n"},
+        },
     ]
     _write_pack(tmp_path, bad)
     problems = [str(p) for p in validate_directory(tmp_path)]

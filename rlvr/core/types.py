@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Family = Literal["code", "math", "tool", "sql", "proof"]
-FAMILIES: tuple[str, ...] = ("code", "math", "tool", "sql", "proof")
+Family = Literal["code", "math", "tool", "sql", "proof", "repo"]
+FAMILIES: tuple[str, ...] = ("code", "math", "tool", "sql", "proof", "repo")
 
 # Whose fault a grading error is. `input`: the item itself could not be graded (not a string, empty,
 # unknown task id, malformed line); its reward of 0 stands. The others are faults of the machinery

@@ -14,6 +14,7 @@ ENVS: dict[str, str] = {
     "rlvr/Tool-v0": "rlvr.envs.tool_env:ToolEnv",
     "rlvr/SQL-v0": "rlvr.envs.sql_env:SQLEnv",
     "rlvr/Proof-v0": "rlvr.envs.proof_env:ProofEnv",
+    "rlvr/Repo-v0": "rlvr.envs.repo_env:RepoEnv",
 }
 # Envs whose `gym.make_vec` builds one grading batch per step by default.
 VECTOR_ENTRY_POINTS: dict[str, str] = {

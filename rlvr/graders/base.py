@@ -19,6 +19,7 @@ GRADERS: dict[str, str] = {
     "sql": "rlvr.graders.sql:SQLGrader",
     "tool": "rlvr.graders.tool:ToolGrader",
     "proof": "rlvr.graders.proof:ProofGrader",
+    "repo": "rlvr.graders.repo:RepoGrader",
 }
 
 

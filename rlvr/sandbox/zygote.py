@@ -59,6 +59,9 @@ import statistics  # noqa: F401
 import string  # noqa: F401
 import typing  # noqa: F401
 
+# ...and what repository tasks import on every run (rlvr/graders/repo/child_driver.py and typical repos).
+import ast, csv, dataclasses, enum, inspect, io, sqlite3  # noqa: E401, F401
+
 CANDIDATE_FILE = "<candidate>"
 MAX_DEPTH = 64
 STDLIB_DIR = os.path.dirname(os.path.realpath(os.__file__))

@@ -27,6 +27,8 @@ TASK_CHECKERS: dict[str, Checker] = {}
 HiddenBuilder = Callable[[dict[str, Any]], dict[str, Any]]
 HIDDEN_BUILDERS: dict[str, HiddenBuilder] = {}
 PUBLIC_FIELDS = {"id", "prompt", "difficulty", "split", "meta"}
+# family -> function(pack root) -> (tasks, problems), for families that read more than tasks.jsonl
+DIRECTORY_READERS: dict[str, Callable[[Path], tuple[list[Task], list[Problem]]]] = {}
 
 
 def register_family_schema(family: str, checker: Checker, hidden: HiddenBuilder) -> None:
@@ -109,7 +111,7 @@ def _ensure_family_schemas() -> None:
     """Import the modules of families that register their schema on import."""
     import importlib
 
-    for module in ("rlvr.envs.schemas",):
+    for module in ("rlvr.envs.schemas", "rlvr.task_packs.repo_tasks.format"):
         try:
             importlib.import_module(module)
         except ImportError:
@@ -144,6 +146,8 @@ def read_manifest(root: Path) -> tuple[dict[str, Any], list[Problem]]:
 
 def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
     _ensure_family_schemas()
+    if family in DIRECTORY_READERS:  # families whose tasks need more of the directory than tasks.jsonl
+        return DIRECTORY_READERS[family](root)
     path = root / "tasks.jsonl"
     if not path.is_file():
         return [], [Problem(str(path), None, None, "missing: a pack directory needs tasks.jsonl")]

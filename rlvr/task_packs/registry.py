@@ -22,6 +22,7 @@ BUILTIN_PACKS: dict[str, str] = {
     "proof-identities": "rlvr.task_packs.proof_identities:ProofIdentitiesPack",
     "reasoning-gym": "rlvr.task_packs.math_reasoning_gym:ReasoningGymPack",
     "tiny-functions": "rlvr.task_packs.tiny_functions:TinyFunctionsPack",
+    "repo-tasks": "rlvr.task_packs.repo_tasks:RepoTasksPack",
 }
 
 

@@ -1,0 +1,343 @@
+# ruff: noqa: E402
+"""The sandbox side of repository tasks: run a whole repository inside one sandboxed child.
+
+This file is never imported by the grader. Its *text* is the candidate source of a sandbox Job
+(see rlvr/sandbox/zygote.py): the child executes it, then calls `repo_driver(op, arg)` once per job
+call, in order, in the same process. The first call is always ("install", files) — the repository as
+a dict {relative path: source} — which installs an in-memory importer so `import pkg.module` finds the
+repository's modules without any file on disk. Later calls run one operation each and return plain
+data: a hidden scenario ("scenario"), the visible tests ("tests"), a snippet ("python"), or a regex
+search ("search", here so that a hostile pattern can only stall the sandbox, never the grader).
+
+Standard library only; nothing here is trusted by the grader beyond "the result is plain data":
+scenario results are compared, in the trusted process, with the same scenarios run against the
+reference repository in another child.
+"""
+
+import ast
+import dataclasses
+import enum
+import importlib.machinery
+import inspect
+import io
+import re
+import sqlite3
+import sys
+import types
+import typing
+
+MAX_CAPTURE_CHARS = 20_000
+MAX_PLAIN_DEPTH = 24
+TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+
+
+class Capture(io.StringIO):
+    """A stdout that keeps at most MAX_CAPTURE_CHARS characters."""
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str")
+        room = MAX_CAPTURE_CHARS - self.tell()
+        if room > 0:
+            super().write(text[:room])
+        return len(text)
+
+
+def explain(line, text, left, right):
+    try:
+        shown = f"{left!r} vs {right!r}"
+    except Exception:  # noqa: BLE001 - repr of repository objects may raise
+        shown = "(values not printable)"
+    return f"line {line}: assert {text} ({shown[:300]})"
+
+
+class AssertExplainer(ast.NodeTransformer):
+    """`assert a == b` in a test file -> an AssertionError that says the line, the text and both values."""
+
+    TEMPLATE = (
+        "__rlvr_l = 0\n__rlvr_r = 0\nif not (__rlvr_l == __rlvr_r):\n"
+        "    raise AssertionError(__rlvr_explain(0, '', __rlvr_l, __rlvr_r))\n"
+    )
+
+    def __init__(self, source):
+        self.source = source
+
+    def visit_Assert(self, node):
+        text = (ast.get_source_segment(self.source, node.test) or "...")[:200]
+        test = node.test
+        if node.msg is None and isinstance(test, ast.Compare) and len(test.ops) == 1:
+            body = typing.cast(list[typing.Any], ast.parse(self.TEMPLATE).body)
+            body[0].value = test.left
+            body[1].value = test.comparators[0]
+            body[2].test.operand.ops = test.ops
+            call = body[2].body[0].exc.args[0]
+            call.args[0] = ast.Constant(node.lineno)
+            call.args[1] = ast.Constant(text)
+        else:
+            message = node.msg or ast.Constant(f"line {node.lineno}: assert {text}")
+            body = [
+                ast.If(
+                    test=ast.UnaryOp(ast.Not(), test),
+                    body=[
+                        ast.Raise(
+                            exc=ast.Call(ast.Name("AssertionError", ast.Load()), [message], []), cause=None
+                        )
+                    ],
+                    orelse=[],
+                )
+            ]
+        for statement in body:
+            ast.copy_location(statement, node)
+        return [ast.fix_missing_locations(statement) for statement in body]
+
+
+class RepoImporter:
+    """A meta-path finder/loader serving modules from the in-memory repository."""
+
+    def __init__(self, files):
+        self.files = files
+        self.modules = {}
+        self.codes = {}  # path -> code object: each file is compiled once per job, however often imported
+        for path in files:
+            if not path.endswith(".py"):
+                continue
+            parts = path[:-3].split("/")
+            if not all(part.isidentifier() for part in parts):
+                continue
+            is_package = parts[-1] == "__init__"
+            if is_package:
+                parts = parts[:-1]
+            for depth in range(1, len(parts)):
+                self.modules.setdefault(".".join(parts[:depth]), (None, True))
+            if parts:
+                self.modules[".".join(parts)] = (path, is_package)
+
+    def find_spec(self, name, path=None, target=None):
+        entry = self.modules.get(name)
+        if entry is None:
+            return None
+        spec = importlib.machinery.ModuleSpec(
+            name, typing.cast(typing.Any, self), origin=entry[0], is_package=entry[1]
+        )
+        if entry[1]:
+            spec.submodule_search_locations = []
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        path = self.modules[module.__name__][0]
+        if path is None:
+            return
+        code = self.codes.get(path)
+        if code is None:
+            source = self.files[path]
+            if TEST_FILE.search(path):
+                tree = AssertExplainer(source).visit(ast.parse(source, path))
+                code = compile(tree, path, "exec", dont_inherit=True)
+            else:
+                code = compile(source, path, "exec", dont_inherit=True)
+            self.codes[path] = code
+        if TEST_FILE.search(path):
+            module.__dict__["__rlvr_explain"] = explain
+        module.__file__ = path
+        exec(code, module.__dict__)
+
+    def forget(self):
+        """Drop the repository's modules so the next operation imports them afresh."""
+        for name in list(sys.modules):
+            if name in self.modules:
+                del sys.modules[name]
+
+
+STATE = {}
+
+
+def no_signature(*args, **kwargs):
+    raise ValueError("signatures are not available in the sandbox")
+
+
+def allow_undocumented_dataclasses():
+    """A dataclass without a docstring gets one from `inspect.signature`, which reads `__code__`, which
+    the sandbox refuses; give `dataclasses` an `inspect` whose `signature` raises ValueError (which it
+    handles by leaving the signature out of the generated docstring)."""
+    shim = types.ModuleType("inspect")
+    shim.__dict__.update(vars(inspect))
+    shim.__dict__["signature"] = no_signature
+    dataclasses.__dict__["inspect"] = shim
+
+
+def plain(value, depth=0):
+    """Plain data for a repository value: dataclasses as {"__type__", fields}, enums by name."""
+    if depth > MAX_PLAIN_DEPTH:
+        return "<too deep>"
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if kind in (list, tuple, set, frozenset):
+        items = [plain(item, depth + 1) for item in value]
+        if kind is list:
+            return items
+        if kind is tuple:
+            return tuple(items)
+        return sorted(items, key=repr)
+    if kind is dict:
+        return {plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, enum.Enum):
+        return kind.__name__ + "." + str(value.name)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {"__type__": kind.__name__}
+        for item in dataclasses.fields(value):
+            out[item.name] = plain(getattr(value, item.name), depth + 1)
+        return out
+    if isinstance(value, bytes):
+        return {"__bytes__": value.hex()}
+    return {"__type__": kind.__name__}
+
+
+def resolve(target):
+    module_name, _, attribute = str(target).partition(":")
+    value = __import__(module_name, fromlist=["_"])
+    for part in attribute.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def outcome(function, *args, **kwargs):
+    try:
+        return {"value": plain(function(*args, **kwargs))}
+    except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
+        return {"raises": type(exc).__name__}
+
+
+def run_scenario(scenario):
+    kind = scenario.get("kind")
+    if kind == "call":
+        return outcome(
+            lambda: resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))
+        )
+    if kind == "object":
+        try:
+            instance = resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))
+        except BaseException as exc:  # noqa: BLE001
+            return {"init": {"raises": type(exc).__name__}}
+        steps = []
+        for method, args in scenario.get("steps", []):
+            steps.append(outcome(lambda m=method, a=args: getattr(instance, m)(*a)))
+        return {"steps": steps}
+    if kind == "cli":
+        return run_cli(scenario)
+    if kind == "sqlite":
+        connection = sqlite3.connect(":memory:")
+        for statement in scenario.get("seed_sql", []):
+            connection.execute(statement)
+        migrated = outcome(lambda: resolve(scenario["target"])(connection, *scenario.get("args", [])))
+        rows = []
+        for query in scenario.get("queries", []):
+            rows.append(outcome(lambda q=query: [list(row) for row in connection.execute(q).fetchall()]))
+        return {"call": migrated, "rows": rows}
+    raise ValueError("unknown scenario kind")
+
+
+def run_cli(scenario):
+    captured = Capture()
+    saved = sys.stdout
+    sys.stdout = captured
+    try:
+        status = resolve(scenario["target"])(list(scenario.get("argv", [])))
+        status = status if isinstance(status, int) else 0
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException as exc:  # noqa: BLE001
+        status = "raises " + type(exc).__name__
+    finally:
+        sys.stdout = saved
+    return {"stdout": captured.getvalue(), "exit": status}
+
+
+def run_tests(arg):
+    importer = STATE["importer"]
+    wanted = arg.get("paths") or None
+    lines, passed, failed = [], 0, 0
+    for path in sorted(importer.files):
+        if not TEST_FILE.search(path) or (wanted and path not in wanted):
+            continue
+        module_name = path[:-3].replace("/", ".")
+        if module_name not in importer.modules:
+            continue
+        try:
+            module = __import__(module_name, fromlist=["_"])
+        except BaseException as exc:  # noqa: BLE001
+            failed += 1
+            lines.append(f"{path} ERROR at import: {type(exc).__name__}: {str(exc)[:300]}")
+            continue
+        for name, function in list(vars(module).items()):
+            cases = []
+            if name.startswith("test") and callable(function) and not isinstance(function, type):
+                cases = [(name, function)]
+            elif name.startswith("Test") and isinstance(function, type):
+                try:
+                    instance = function()
+                    cases = [
+                        (name + "::" + m, getattr(instance, m)) for m in dir(function) if m.startswith("test")
+                    ]
+                except BaseException as exc:  # noqa: BLE001
+                    failed += 1
+                    lines.append(f"{path}::{name} ERROR: {type(exc).__name__}")
+            for case_name, case in cases:
+                try:
+                    case()
+                    passed += 1
+                    lines.append(f"{path}::{case_name} PASSED")
+                except BaseException as exc:  # noqa: BLE001
+                    failed += 1
+                    lines.append(f"{path}::{case_name} FAILED: {type(exc).__name__}: {str(exc)[:400]}")
+    return {"passed": passed, "failed": failed, "lines": lines}
+
+
+def run_python(arg):
+    captured = Capture()
+    saved = sys.stdout
+    sys.stdout = captured
+    error = None
+    try:
+        exec(compile(arg["code"], "<run_python>", "exec"), {"__name__": "__main__"})
+    except BaseException as exc:  # noqa: BLE001
+        error = f"{type(exc).__name__}: {str(exc)[:500]}"
+    finally:
+        sys.stdout = saved
+    return {"stdout": captured.getvalue(), "error": error}
+
+
+def run_search(arg):
+    pattern = re.compile(arg["pattern"])
+    prefix, limit, hits = arg.get("path") or "", int(arg.get("max", 100)), []
+    for path in sorted(STATE["importer"].files):
+        if not path.startswith(prefix):
+            continue
+        for number, line in enumerate(STATE["importer"].files[path].splitlines(), start=1):
+            if pattern.search(line):
+                hits.append([path, number, line[:200]])
+                if len(hits) >= limit:
+                    return hits
+    return hits
+
+
+def repo_driver(op, arg):
+    if op == "install":
+        allow_undocumented_dataclasses()
+        importer = RepoImporter(dict(arg))
+        sys.meta_path.insert(0, importer)
+        STATE["importer"] = importer
+        return sorted(importer.modules)
+    STATE["importer"].forget()
+    if op == "scenario":
+        return run_scenario(arg)
+    if op == "tests":
+        return run_tests(arg)
+    if op == "python":
+        return run_python(arg)
+    if op == "search":
+        return run_search(arg)
+    raise ValueError("unknown operation")

@@ -1,0 +1,273 @@
+"""Grading a repository state: gates (patch applies, no protected path edited, syntax of every changed
+file, no type error introduced over the base state, every hidden scenario behaves as the reference).
+
+Trusted-oracle rule: the hidden scenarios are plain-data calls into the repository's public API. They
+run in the sandbox twice — once on the candidate repository, once on the reference end state — and
+only the two results, as plain data, come back here to be compared. Nothing the candidate's code
+prints, returns as an exit code, or writes decides anything; the hidden spec never reaches the child
+that runs candidate code, and no file of the workspace exists on any disk while that code runs.
+
+Task hidden spec: `base` and `reference` ({path: source}), `scenarios` (see child_driver.py for the
+kinds: call, object, cli, sqlite), `protected` (glob patterns no edit may touch).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Component, Task, Verdict
+from rlvr.graders.base import Grader
+from rlvr.graders.code.syntax import analyze, type_check_evasions
+from rlvr.graders.compose import gated_reward, normalized_weights
+from rlvr.graders.repo.options import RepoOptions
+from rlvr.graders.repo.patch import PatchError, apply_completion
+from rlvr.graders.repo.runner import build_sandbox, run_ops, same_value
+from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
+from rlvr.sandbox import ExecResult, WorkerPool
+
+REPO_WEIGHTS: dict[str, float] = {"patch": 0.05, "syntax": 0.05, "types": 0.2, "behaviour": 0.7}
+REPO_GATES: tuple[str, ...] = ("patch", "syntax", "types", "behaviour")
+DEFAULT_TIMEOUT = 10.0
+MAX_FEEDBACK_ITEMS = 3
+
+
+class ReferenceFault(RuntimeError):
+    """The task's reference state could not be run: a fault of the pack, not of the candidate."""
+
+
+def _refused(value: Any, depth: int = 0) -> bool:
+    """Did a scenario outcome record a sandbox refusal (the candidate tried a forbidden operation)?"""
+    if depth > 8:
+        return False
+    if isinstance(value, dict):
+        if value.get("raises") == "Refused" or value.get("exit") == "raises Refused":
+            return True
+        return any(_refused(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_refused(v, depth + 1) for v in value)
+    return False
+
+
+def _is_test(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return path.startswith("tests/") or name == "conftest.py" or name.startswith("test_")
+
+
+def protected_patterns(task: Task) -> tuple[str, ...]:
+    return tuple(DEFAULT_PROTECTED) + tuple(task.hidden.get("protected") or ())
+
+
+class RepoGrader(Grader):
+    """Grades patch-mode completions (`grade_many`) and agent-mode final states (`grade_state`)."""
+
+    family = "repo"
+    options_class = RepoOptions
+    options: RepoOptions
+
+    def __init__(self, pack: TaskPack, **options: Any) -> None:
+        super().__init__(pack, **options)
+        self.weights = normalized_weights(self.options.weights, REPO_WEIGHTS, REPO_GATES)
+        if not self.options.types:
+            self.weights = normalized_weights(
+                dict(self.options.weights or {}) | {"types": 0.0}, REPO_WEIGHTS, REPO_GATES
+            )
+        self.timeout = float(self.options.timeout or DEFAULT_TIMEOUT)
+        self._sandbox: WorkerPool | None = None
+        self._owns_sandbox = False
+        self._types: RepoTypeChecker | None = None
+        self._reference: dict[str, list[Any]] = {}
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ shared machinery
+    @property
+    def sandbox(self) -> WorkerPool:
+        with self._lock:
+            if self._sandbox is None:
+                self._sandbox, self._owns_sandbox = build_sandbox(
+                    self.options.sandbox, self.options.jobs, self.options.runtime
+                )
+            return self._sandbox
+
+    @property
+    def type_checker(self) -> RepoTypeChecker:
+        with self._lock:
+            if self._types is None:
+                self._types = RepoTypeChecker(timeout=self.options.type_timeout)
+            return self._types
+
+    def run(
+        self, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float | None = None
+    ) -> ExecResult:
+        return run_ops(self.sandbox, files, ops, timeout or self.timeout)
+
+    def reference_outcomes(self, task: Task) -> list[Any]:
+        cached = self._reference.get(task.id)
+        if cached is not None:
+            return cached
+        scenarios = list(task.hidden.get("scenarios") or [])
+        result = self.run(task.hidden["reference"], [("scenario", s) for s in scenarios])
+        values = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
+        if result.status != "ok" or any(v is None for v in values):
+            raise ReferenceFault(
+                f"reference state of {task.id} failed its scenarios: {result.status} {result.detail}"
+            )
+        self._reference[task.id] = values
+        return values
+
+    # ------------------------------------------------------------------ grading
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        return self.grade_each(tasks, completions, self._grade_completion)
+
+    def _grade_completion(self, task: Task, completion: str) -> Verdict:
+        workspace = Workspace.fresh(task.hidden["base"])
+        started = time.perf_counter()
+        try:
+            apply_completion(workspace, completion)
+        except PatchError as exc:
+            components = {name: Component(0.0, 1.0) for name in REPO_WEIGHTS}
+            components["patch"] = Component(0.0, 1.0, str(exc)[:300])
+            return Verdict(
+                task_id=task.id,
+                reward=0.0,
+                components=components,
+                gates=["patch"],
+                feedback=f"the patch does not apply: {str(exc)[:300]}",
+                timings={"patch": time.perf_counter() - started},
+            )
+        verdict = self.grade_state(task, workspace.files)
+        verdict.timings["patch"] = time.perf_counter() - started - sum(verdict.timings.values())
+        return verdict
+
+    def grade_state(self, task: Task, files: dict[str, str]) -> Verdict:
+        """The verdict for a final repository state (agent mode's submit, or an applied patch)."""
+        try:
+            return self._grade_state(task, files)
+        except ReferenceFault as exc:
+            return Verdict.failure(task.id, str(exc), fault="task")
+
+    def _grade_state(self, task: Task, files: dict[str, str]) -> Verdict:
+        base: dict[str, str] = task.hidden["base"]
+        timings: dict[str, float] = {}
+        flags: list[str] = []
+        components = {name: Component(0.0, 1.0) for name in REPO_WEIGHTS}
+        changed = changed_paths(base, files)
+        protected = [path for path in changed if is_protected(path, protected_patterns(task))]
+        if protected:
+            components["patch"] = Component(0.0, 1.0, "edits protected paths: " + ", ".join(protected[:5]))
+            return Verdict(
+                task_id=task.id,
+                reward=0.0,
+                components=components,
+                gates=["patch"],
+                feedback=f"protected paths were edited: {', '.join(protected[:5])} (tests and pack files are read-only)",
+                flags=["protected_path_edit"]
+                + (["test_tamper"] if any(_is_test(p) for p in protected) else []),
+            )
+        components["patch"] = Component(1.0, 1.0, f"{len(changed)} file(s) changed")
+
+        started = time.perf_counter()
+        syntax_problems = []
+        evasions = 0
+        for path in changed:
+            if path.endswith(".py") and path in files:
+                report = analyze(files[path])
+                if not report.ok:
+                    syntax_problems.append(f"{path}:{report.line or '?'}: {report.message}")
+                else:
+                    evasions += len(type_check_evasions(files[path]))
+        timings["syntax"] = time.perf_counter() - started
+        if syntax_problems:
+            components["syntax"] = Component(0.0, 1.0, "; ".join(syntax_problems[:3]))
+            reward, failed = gated_reward({"patch": 1.0}, self.weights, REPO_GATES)
+            return Verdict(
+                task_id=task.id,
+                reward=reward,
+                components=components,
+                gates=failed,
+                feedback="syntax error: " + "; ".join(syntax_problems[:MAX_FEEDBACK_ITEMS]),
+                timings=timings,
+            )
+        components["syntax"] = Component(1.0, 1.0)
+
+        started = time.perf_counter()
+        feedback: list[str] = []
+        if self.options.types:
+            base_report = self.type_checker.check(base)
+            if base_report.failure is not None:
+                return Verdict.failure(
+                    task.id, f"pyright failed on the base state: {base_report.failure}", fault="grader"
+                )
+            report = self.type_checker.check(files)
+            if report.failure == "timeout":
+                flags.append("timeout:types")
+                components["types"] = Component(0.0, 1.0, "pyright timed out on this repository")
+            elif report.failure is not None:
+                return Verdict.failure(task.id, f"pyright failed: {report.failure}", fault="grader")
+            else:
+                introduced = report.count_introduced_over(base_report) + evasions
+                detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
+                components["types"] = Component(1.0 / (1.0 + introduced), 1.0, detail)
+                if introduced:
+                    feedback.append(f"{introduced} type error(s) introduced: {detail}")
+        else:
+            components["types"] = Component(1.0, 1.0, "disabled")
+        timings["types"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        expected = self.reference_outcomes(task)
+        scenarios = list(task.hidden.get("scenarios") or [])
+        # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
+        # the hacking gap) but never rewarded — they share a process with the candidate's code.
+        result = self.run(files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})])
+        timings["behaviour"] = time.perf_counter() - started
+        if result.sandbox_error or result.status == "load_error":
+            return Verdict.failure(
+                task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox"
+            )
+        flags += result.flags
+        if result.status != "ok":
+            flags.append(f"{result.status}:behaviour")
+        if any(o is not None and o.ok and _refused(o.value) for o in result.outcomes[1:]):
+            flags.append("sandbox:denied")
+        matched = 0
+        for index, (scenario, want) in enumerate(zip(scenarios, expected, strict=True)):
+            outcome = result.outcomes[index + 1]
+            if outcome is not None and outcome.ok and same_value(want, outcome.value):
+                matched += 1
+            elif len(feedback) < MAX_FEEDBACK_ITEMS:
+                feedback.append(
+                    f"hidden check {index + 1} ({scenario.get('kind')} {scenario.get('target')}) differs"
+                )
+        components["behaviour"] = Component(
+            matched / len(scenarios) if scenarios else 0.0, 1.0, f"{matched}/{len(scenarios)}"
+        )
+        scores = {name: c.fraction for name, c in components.items()}
+        reward, failed = gated_reward(scores, self.weights, REPO_GATES)
+        tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
+        visible_passed = None
+        if tests is not None and tests.ok and isinstance(tests.value, dict) and tests.value.get("passed", 0):
+            visible_passed = tests.value.get("failed") == 0
+        return Verdict(
+            task_id=task.id,
+            reward=reward,
+            passed=not failed,
+            visible_passed=visible_passed,
+            components=components,
+            gates=failed,
+            feedback="; ".join(feedback) if feedback else "all hidden checks pass",
+            timings=timings,
+            flags=sorted(set(flags)),
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            sandbox, owned, types = self._sandbox, self._owns_sandbox, self._types
+            self._sandbox, self._types = None, None
+        if sandbox is not None and owned:
+            sandbox.close()
+        if types is not None:
+            types.close()

@@ -1,0 +1,47 @@
+"""Running operations on a repository in the sandbox: one job per request, the repository shipped as
+plain data ({path: source}) and installed in the child by `child_driver.py` as an in-memory importer."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from rlvr.sandbox import ExecResult, Job, WorkerPool, make_sandbox
+
+DRIVER_SOURCE = (Path(__file__).parent / "child_driver.py").read_text()
+DRIVER_ENTRY = "repo_driver"
+
+
+def run_ops(
+    sandbox: WorkerPool, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float
+) -> ExecResult:
+    """Install `files` in a fresh child and run `ops` in order; outcome i+1 answers ops[i]."""
+    calls: list[tuple[Any, ...]] = [("install", dict(files))] + [(op, arg) for op, arg in ops]
+    return sandbox.run(Job(source=DRIVER_SOURCE, entry=DRIVER_ENTRY, calls=calls, timeout=timeout))
+
+
+def build_sandbox(kind: Any, jobs: int | None, runtime: str | None) -> tuple[WorkerPool, bool]:
+    """(sandbox, owned): a built sandbox object is used as is and not closed by us."""
+    if isinstance(kind, WorkerPool):
+        return kind, False
+    return make_sandbox(str(kind), workers=jobs, runtime=runtime), True
+
+
+def same_value(expected: Any, actual: Any) -> bool:
+    """Plain-data equality, floats compared with a small tolerance, types kept apart (1 != True)."""
+    if type(expected) is not type(actual):
+        if {type(expected), type(actual)} <= {int, float} and not isinstance(expected, bool):
+            return math.isclose(float(expected), float(actual), rel_tol=1e-9, abs_tol=1e-12)
+        return False
+    if isinstance(expected, float):
+        if math.isnan(expected):
+            return math.isnan(actual)
+        return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(expected, list | tuple):
+        return len(expected) == len(actual) and all(
+            same_value(e, a) for e, a in zip(expected, actual, strict=True)
+        )
+    if isinstance(expected, dict):
+        return expected.keys() == actual.keys() and all(same_value(v, actual[k]) for k, v in expected.items())
+    return bool(expected == actual)

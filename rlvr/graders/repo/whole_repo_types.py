@@ -1,0 +1,152 @@
+"""pyright over a whole repository: which type errors does a candidate state introduce relative to the
+base state? A rename that breaks a caller in another module shows up here even if no scenario calls it.
+
+Each check writes the repository's Python files (comments blanked, so no `# pyright:` directive or
+`# type: ignore` buys anything) into a fresh temporary directory and runs one `pyright --outputjson`
+over it, isolated as the single-file type layer is (empty virtualenv, no python on PATH, own HOME).
+The directory is removed when the check ends, whatever happens. Results are cached by content hash,
+so the base state of a task is checked once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rlvr.graders.code.syntax import neutralize_comments
+from rlvr.graders.code.typecheck.bundle import (
+    PyrightBundle,
+    kill_group,
+    make_empty_venv,
+    node_command,
+    node_env,
+    pyright_config,
+)
+
+WORKDIR_PREFIX = "rlvr-repo-types-"
+
+
+@dataclass
+class RepoTypeReport:
+    """Errors per (file, message) — line numbers left out, so moving code is not a new error."""
+
+    errors: Counter[tuple[str, str]] = field(default_factory=Counter)
+    lines: dict[tuple[str, str], int] = field(default_factory=dict)
+    failure: str | None = None
+
+    def introduced_over(self, base: RepoTypeReport) -> list[str]:
+        """Errors this state has beyond the base's, as `path:line: message` (at most 20)."""
+        extra = self.errors - base.errors
+        out = [f"{path}:{self.lines.get((path, message), 0)}: {message}" for path, message in sorted(extra)]
+        return out[:20] if len(out) > 20 else out
+
+    def count_introduced_over(self, base: RepoTypeReport) -> int:
+        return sum((self.errors - base.errors).values())
+
+
+class RepoTypeChecker:
+    """Thread-safe; `close()` kills a running pyright. One pyright process per (uncached) check."""
+
+    def __init__(self, timeout: float = 60.0, cache_size: int = 256) -> None:
+        self.bundle = PyrightBundle.locate()
+        self.timeout = timeout
+        self.cache_size = cache_size
+        self._home = Path(tempfile.mkdtemp(prefix="rlvr-repo-pyright-"))
+        make_empty_venv(self._home)
+        self._config = pyright_config(self._home)
+        self._cache: OrderedDict[str, RepoTypeReport] = OrderedDict()
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._owner = os.getpid()
+
+    def check(self, files: dict[str, str]) -> RepoTypeReport:
+        sources = {path: text for path, text in sorted(files.items()) if path.endswith(".py")}
+        key = hashlib.sha256(json.dumps(sources, sort_keys=True).encode("utf-8", "replace")).hexdigest()
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        report = self._run(sources)
+        if report.failure is None:
+            with self._lock:
+                self._cache[key] = report
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return report
+
+    def _run(self, sources: dict[str, str]) -> RepoTypeReport:
+        with tempfile.TemporaryDirectory(prefix=WORKDIR_PREFIX) as workdir:
+            root = Path(workdir).resolve()
+            for path, text in sources.items():
+                target = (root / path).resolve()
+                if not target.is_relative_to(root):  # paths were checked by the workspace; never trust twice
+                    return RepoTypeReport(failure=f"path escapes the repository: {path}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(neutralize_comments(text), encoding="utf-8", errors="replace")
+            (root / "pyrightconfig.json").write_text(json.dumps(self._config))
+            command = node_command(
+                self.bundle, self.bundle.script, "--outputjson", "--project", str(root / "pyrightconfig.json")
+            )
+            try:
+                process = subprocess.Popen(
+                    command,
+                    cwd=root,
+                    env=node_env(self._home, self.bundle),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                return RepoTypeReport(failure=f"could not start pyright: {exc}")
+            with self._lock:
+                self._running.add(process)
+            try:
+                stdout, _ = process.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                kill_group(process)
+                process.communicate()
+                return RepoTypeReport(failure="timeout")
+            finally:
+                with self._lock:
+                    self._running.discard(process)
+            return _parse(stdout, root, process.returncode)
+
+    def close(self) -> None:
+        with self._lock:
+            running = list(self._running)
+        for process in running:
+            kill_group(process)
+        if os.getpid() == self._owner:
+            shutil.rmtree(self._home, ignore_errors=True)
+
+
+def _parse(stdout: bytes, root: Path, returncode: int) -> RepoTypeReport:
+    try:
+        payload = json.loads(stdout)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return RepoTypeReport(failure=f"pyright exited {returncode} without JSON output")
+    diagnostics = payload.get("generalDiagnostics") if isinstance(payload, dict) else None
+    if returncode not in (0, 1) or not isinstance(diagnostics, list):
+        return RepoTypeReport(failure=f"pyright exited {returncode}")
+    report = RepoTypeReport()
+    for item in diagnostics:
+        if not isinstance(item, dict) or item.get("severity") != "error":
+            continue
+        try:
+            path = Path(str(item.get("file", ""))).resolve().relative_to(root).as_posix()
+        except ValueError:
+            continue
+        message = str(item.get("message", "")).strip().splitlines()[0][:200] if item.get("message") else ""
+        key = (path, message)
+        report.errors[key] += 1
+        report.lines.setdefault(key, int(item.get("range", {}).get("start", {}).get("line", 0)) + 1)
+    return report

@@ -1,0 +1,1 @@
+"""Loading INI-style configuration text into typed nested dictionaries."""

@@ -1,0 +1,1 @@
+"""A CSV report pipeline: parse, aggregate, render."""

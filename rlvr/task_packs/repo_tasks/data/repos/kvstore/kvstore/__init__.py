@@ -1,0 +1,1 @@
+"""A key-value store on sqlite, with versioned schema migrations."""

@@ -1,0 +1,1 @@
+"""A tiny HTTP-style router: path patterns with typed parameters, dispatch to handlers."""

@@ -1,0 +1,1 @@
+"""Planning jobs with dependencies and durations."""

@@ -1,0 +1,1 @@
+"""Text utilities: tokenising, counting and transforming short texts."""

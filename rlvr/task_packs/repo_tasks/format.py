@@ -1,0 +1,268 @@
+"""The repository task format: a pack directory holding `pack.toml` (family "repo"), `repos/<name>/`
+(each a reference repository, read as text files) and `tasks.jsonl`, one task a line:
+
+    {"id": "...", "prompt": "<the issue text>", "repo": "<name under repos/>",
+     "base_edits": {"path": "full new text" | null}, "reference_edits": {...},
+     "scenarios": [{"kind": "call" | "object" | "cli" | "sqlite", "target": "pkg.module:attr", ...}],
+     "protected": ["glob", ...], "difficulty": 1-5, "split": "train" | "test", "meta": {...},
+     "notes": {...}}
+
+`meta` is public (it appears in observations and logs); `notes` (how the task was made, e.g. where a
+bug was injected) is hidden like the scenarios.
+
+The base state (what the agent starts from) is the repository with `base_edits` applied; the
+reference end state is the repository with `reference_edits` applied (null deletes a file). The
+scenarios, the reference state and `protected` are the hidden spec: they never reach an observation.
+Every problem is reported with file, line and field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rlvr.core.pack import Problem
+from rlvr.core.types import Task
+from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
+
+SCENARIO_KINDS = ("call", "object", "cli", "sqlite")
+MAX_REPO_FILES = 200
+MAX_REPO_FILE_CHARS = 200_000
+TEXT_SUFFIXES = (".py", ".sql", ".txt", ".md", ".toml", ".cfg", ".ini", ".json", ".csv")
+
+
+def bad_path(path: object) -> str | None:
+    """Why `path` is not a valid repository-relative path, or None."""
+    if not isinstance(path, str) or not path:
+        return "must be a non-empty string"
+    if path.startswith("/") or "\\" in path or "\0" in path:
+        return f"{path!r} must be relative, '/'-separated, without NUL"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return f"{path!r} has an empty, '.' or '..' part"
+    return None
+
+
+def read_repo(root: Path) -> dict[str, str]:
+    """Every text file under `root` as {relative posix path: text}, skipping caches."""
+    files: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.is_symlink() or "__pycache__" in path.parts:
+            continue
+        if path.suffix not in TEXT_SUFFIXES:
+            continue
+        files[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
+    return files
+
+
+def apply_edits(files: dict[str, str], edits: dict[str, str | None]) -> dict[str, str]:
+    out = dict(files)
+    for path, text in edits.items():
+        if text is None:
+            out.pop(path, None)
+        else:
+            out[path] = text
+    return out
+
+
+def _check_target(target: object) -> str | None:
+    if not isinstance(target, str):
+        return "target must be a string like 'pkg.module:function'"
+    module, sep, attribute = target.partition(":")
+    if (
+        not sep
+        or not all(p.isidentifier() for p in module.split("."))
+        or not all(p.isidentifier() for p in attribute.split("."))
+    ):
+        return f"target {target!r} must look like 'pkg.module:function' or 'pkg.module:Class'"
+    return None
+
+
+def check_scenario(scenario: object) -> str | None:
+    """Why a scenario is malformed, or None."""
+    if not isinstance(scenario, dict):
+        return "must be an object"
+    kind = scenario.get("kind")
+    if kind not in SCENARIO_KINDS:
+        return f"kind must be one of {', '.join(SCENARIO_KINDS)}"
+    problem = _check_target(scenario.get("target"))
+    if problem:
+        return problem
+    if not isinstance(scenario.get("args", []), list):
+        return "args must be a list"
+    if kind == "object":
+        steps = scenario.get("steps", [])
+        if not isinstance(steps, list) or not all(
+            isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], list)
+            for s in steps
+        ):
+            return 'steps must be a list of ["method", [args]]'
+    if kind == "cli" and not (
+        isinstance(scenario.get("argv"), list) and all(isinstance(a, str) for a in scenario["argv"])
+    ):
+        return "a cli scenario needs argv: a list of strings"
+    if kind == "sqlite":
+        for name in ("seed_sql", "queries"):
+            value = scenario.get(name, [])
+            if not isinstance(value, list) or not all(isinstance(q, str) for q in value):
+                return f"{name} must be a list of SQL strings"
+    return None
+
+
+def _check_edits(value: object, name: str) -> list[tuple[str, str]]:
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        return [(name, "must be an object {path: text or null}")]
+    problems = []
+    for path, text in value.items():
+        reason = bad_path(path)
+        if reason:
+            problems.append((name, f"path {reason}"))
+        elif text is not None and not isinstance(text, str):
+            problems.append((name, f"{path}: must be the file's full text or null"))
+    return problems
+
+
+def check_line(line: dict[str, Any], repos: dict[str, dict[str, str]]) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    repo = line.get("repo")
+    if not isinstance(repo, str) or not repo:
+        problems.append(("repo", "missing: the name of a directory under repos/"))
+    elif repo not in repos:
+        known = ", ".join(sorted(repos)) or "none"
+        problems.append(("repo", f"no repository {repo!r} under repos/ (found: {known})"))
+    problems += _check_edits(line.get("base_edits"), "base_edits")
+    problems += _check_edits(line.get("reference_edits"), "reference_edits")
+    scenarios = line.get("scenarios")
+    if not isinstance(scenarios, list) or not scenarios:
+        problems.append(("scenarios", "a repo task needs a non-empty list of hidden scenarios"))
+    else:
+        for index, scenario in enumerate(scenarios):
+            reason = check_scenario(scenario)
+            if reason:
+                problems.append((f"scenarios[{index}]", reason))
+    protected = line.get("protected", [])
+    if not isinstance(protected, list) or not all(isinstance(p, str) for p in protected):
+        problems.append(("protected", "must be a list of glob patterns"))
+    if not problems and isinstance(repo, str):
+        base = apply_edits(repos[repo], line.get("base_edits") or {})
+        reference = apply_edits(repos[repo], line.get("reference_edits") or {})
+        patterns = DEFAULT_PROTECTED + tuple(protected)
+        touched = sorted(p for p in set(base) | set(reference) if base.get(p) != reference.get(p))
+        if not touched:
+            problems.append(("reference_edits", "the reference state equals the base state: nothing to do"))
+        blocked = [p for p in touched if is_protected(p, patterns)]
+        if blocked:
+            problems.append(
+                (
+                    "reference_edits",
+                    f"base and reference differ in protected paths ({', '.join(blocked[:3])}): unsolvable",
+                )
+            )
+        for path, text in reference.items():
+            if path.endswith(".py"):
+                try:
+                    compile(text, path, "exec")
+                except SyntaxError as exc:
+                    problems.append(
+                        ("reference_edits", f"{path} does not compile: {exc.msg} (line {exc.lineno})")
+                    )
+    return problems
+
+
+def read_repos(root: Path) -> tuple[dict[str, dict[str, str]], list[Problem]]:
+    repos_dir = root / "repos"
+    if not repos_dir.is_dir():
+        return {}, [
+            Problem(str(repos_dir), None, None, "missing: a repo pack needs repos/<name>/ directories")
+        ]
+    repos: dict[str, dict[str, str]] = {}
+    problems: list[Problem] = []
+    for directory in sorted(p for p in repos_dir.iterdir() if p.is_dir()):
+        try:
+            files = read_repo(directory)
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(str(directory), None, None, f"cannot read: {exc}"))
+            continue
+        if not files or len(files) > MAX_REPO_FILES:
+            problems.append(
+                Problem(str(directory), None, None, f"must hold 1 to {MAX_REPO_FILES} text files")
+            )
+            continue
+        for path, text in files.items():
+            if len(text) > MAX_REPO_FILE_CHARS:
+                problems.append(Problem(str(directory / path), None, None, "file too large"))
+        repos[directory.name] = files
+    return repos, problems
+
+
+def read_repo_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
+    """The tasks of a repo pack directory and every problem found (file, line, field)."""
+    repos, problems = read_repos(root)
+    path = root / "tasks.jsonl"
+    if not path.is_file():
+        return [], problems + [Problem(str(path), None, None, "missing: a pack directory needs tasks.jsonl")]
+    tasks: list[Task] = []
+    seen: dict[str, int] = {}
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                problems.append(
+                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
+                )
+                continue
+            if not isinstance(line, dict):
+                problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
+                continue
+            found: list[tuple[str, str]] = []
+            for name in ("id", "prompt"):
+                if not isinstance(line.get(name), str) or not line[name].strip():
+                    found.append((name, "missing or not a non-empty string (required)"))
+            difficulty = line.get("difficulty", 1)
+            if not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5:
+                found.append(("difficulty", "must be an integer from 1 to 5"))
+            if line.get("split", "test") not in ("train", "test"):
+                found.append(("split", 'must be "train" or "test"'))
+            if isinstance(line.get("id"), str) and line["id"] in seen:
+                found.append(("id", f"duplicate of line {seen[line['id']]}"))
+            found += check_line(line, repos)
+            problems += [Problem(str(path), number, field, message) for field, message in found]
+            if found:
+                continue
+            seen[line["id"]] = number
+            files = repos[line["repo"]]
+            tasks.append(
+                Task(
+                    id=line["id"],
+                    prompt=line["prompt"],
+                    family="repo",
+                    difficulty=difficulty,
+                    split=line.get("split", "test"),
+                    hidden={
+                        "repo": line["repo"],
+                        "base": apply_edits(files, line.get("base_edits") or {}),
+                        "reference": apply_edits(files, line.get("reference_edits") or {}),
+                        "scenarios": line["scenarios"],
+                        "protected": list(line.get("protected") or []),
+                        "notes": line.get("notes"),
+                    },
+                    meta={"repo": line["repo"], **dict(line.get("meta") or {})},
+                )
+            )
+    if not tasks and not problems:
+        problems.append(Problem(str(path), None, None, "holds no tasks"))
+    return tasks, problems
+
+
+def _register() -> None:
+    from rlvr.task_packs.directory import DIRECTORY_READERS
+
+    DIRECTORY_READERS["repo"] = read_repo_tasks
+
+
+_register()

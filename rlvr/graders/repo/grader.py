@@ -20,7 +20,8 @@ from typing import Any
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.graders.code.syntax import analyze, type_check_evasions
+from rlvr.graders.code.evasions import type_check_evasions
+from rlvr.graders.code.syntax import analyze
 from rlvr.graders.compose import gated_reward, normalized_weights
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion

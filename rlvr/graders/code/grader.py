@@ -26,6 +26,7 @@ from rlvr.graders.code.properties.stateful import sandbox_source
 from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
 from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, SyntaxReport, analyze
 from rlvr.graders.code.typecheck.checker import TypeChecker, TypeReport
+from rlvr.graders.code.visible import literal_outputs_in_source
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
 from rlvr.sandbox import make_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
@@ -306,6 +307,7 @@ class CodeGrader(Grader):
 
         timings["tests"] = result.wall
         feedback = ""
+        visible_passed: bool | None = None
         if result.sandbox_error:
             errors.append(f"sandbox failure: {result.detail or result.status}")
             outcome = None
@@ -314,6 +316,10 @@ class CodeGrader(Grader):
             if result.status != "ok" and outcome.passed:  # never pass a run that did not finish cleanly
                 outcome.passed = False
             components["tests"] = Component(1.0 if outcome.passed else outcome.agreement, 1.0)
+            visible_passed = item.oracle.visible_agreement(result.outcomes)
+            if visible_passed and not outcome.passed:  # fits what the prompt shows, fails what it hides
+                literal = literal_outputs_in_source(item.program, item.oracle.shown_examples())
+                flags.append("special_cases_visible" + (":literal_outputs" if literal else ""))
             if not outcome.passed:
                 feedback = CANDIDATE_FAULTS.get(result.status, outcome.failure or "hidden tests failed")
                 if result.status == "protocol":
@@ -348,6 +354,7 @@ class CodeGrader(Grader):
             error="; ".join(errors) or None,
             flags=flags,
             fault="sandbox" if result.sandbox_error else None,
+            visible_passed=visible_passed,
         )
 
     def close(self) -> None:

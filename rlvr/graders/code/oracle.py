@@ -27,6 +27,7 @@ from typing import Any
 from rlvr.core.codec import CodecError, dumps
 from rlvr.core.types import Task
 from rlvr.graders.code.agreement import ResultType, agrees, result_type, same_types
+from rlvr.graders.code.visible import VisibleExample, visible_examples
 from rlvr.sandbox.pool import CallOutcome
 
 # `check` code may use the global `random` module; recording and replay must see the same stream,
@@ -93,6 +94,8 @@ class CodeOracle:
         hidden = task.hidden
         self.task_id = task.id
         self.entry_point: str = hidden["entry_point"]
+        self._prompt_examples = visible_examples(task.prompt, hidden["entry_point"])
+        self._visible_indices: list[int] | None = None
         driver = hidden.get("driver")  # stateful-class tasks: the sandbox calls a method driver
         if driver:
             self.entry_point = driver["entry"]
@@ -230,6 +233,19 @@ class CodeOracle:
         self.check_calls = len(self.calls)
 
     # -- judging a candidate (plain data in, verdict out)
+    def visible_agreement(self, outcomes: Sequence[CallOutcome | None]) -> bool | None:
+        """Does the candidate agree with the reference on the hidden calls that are examples the
+        prompt shows? None when no shown example is among the calls (nothing visible to measure)."""
+        if self._visible_indices is None:
+            shown = {repr(example.args) for example in self._prompt_examples}
+            self._visible_indices = [i for i, args in enumerate(self.calls) if repr(tuple(args)) in shown]
+        if not self._visible_indices:
+            return None
+        return all(i < len(outcomes) and self._matches(i, outcomes[i]) for i in self._visible_indices)
+
+    def shown_examples(self) -> list[VisibleExample]:
+        return list(self._prompt_examples)
+
     def judge(self, outcomes: Sequence[CallOutcome | None], *, visible: bool = False) -> TestOutcome:
         agree = 0
         first_bad: int | None = None

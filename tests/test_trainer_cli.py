@@ -239,5 +239,5 @@ def test_tiny_run_grades_on_ray_actors(tmp_path: Path) -> None:
 
 
 def test_unknown_executor_is_refused_before_work(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="executor must be local or ray"):
+    with pytest.raises(ConfigError, match="executor must be one of local, ray"):
         build_config(None, ['run.executor="spark"'])

@@ -11,7 +11,7 @@ import torch
 
 from rlvr.core.types import Task, Verdict
 from rlvr.trainer.config import ModelConfig, TrainConfig
-from rlvr.trainer.grpo import Rollout, policy_update
+from rlvr.trainer.grpo import Agent, Rollout, collect_rollout, policy_update, rollout_metrics
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.model import ReferencePolicy, add_lora, build_tiny_model, build_tokenizer, disable_dropout
 from rlvr.trainer.rollout import completion_logprobs, generate, sampling_config
@@ -60,10 +60,10 @@ def make_rollout(tokenizer: Any, model: Any, rewards: list[float], group_size: i
     torch.manual_seed(1)
     prompts = [p for p in PROMPTS for _ in range(group_size)]
     sequences = generate(model, tokenizer, prompts, 1.0, 6)
-    tasks = [Task(id=f"t{i}", prompt=p) for i, p in enumerate(PROMPTS)]
     groups = torch.tensor([i for i in range(len(PROMPTS)) for _ in range(group_size)])
     verdicts = [Verdict(task_id="t", reward=r) for r in rewards]
-    return Rollout(tasks, sequences, groups, verdicts, torch.tensor(rewards), 0, len(tasks))
+    keep = torch.ones(len(rewards), dtype=torch.bool)
+    return Rollout(sequences, groups, verdicts, torch.tensor(rewards), keep, groups_sampled=len(PROMPTS))
 
 
 @pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo"])
@@ -176,15 +176,20 @@ def test_lora_reference_is_the_adapter_disabled_model(tokenizer: Any) -> None:
 
 
 def rollout_for(model: Any, tokenizer: Any, grader: Any, tasks: list[Task], config: TrainConfig) -> Any:
-    """One step's rollout at a fixed difficulty level, without the curriculum."""
+    """One step's rollout at a fixed difficulty level, without the curriculum, and its metrics."""
     import random
 
-    from rlvr.trainer import grpo
     from rlvr.trainer.curriculum import Curriculum
 
-    return grpo.collect_rollout(
-        model, tokenizer, grader, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 1)
+    agent = Agent(tokenizer, grader, [tokenizer.eos_token_id], None)
+    rollout = collect_rollout(
+        model, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 1)
     )
+    return rollout, rollout_metrics(rollout, tokenizer)
+
+
+def kept_task_ids(rollout: Rollout) -> list[str]:
+    return [v.task_id for v, keep in zip(rollout.verdicts, rollout.keep.tolist(), strict=True) if keep]
 
 
 class ParityGrader:
@@ -212,19 +217,17 @@ def test_dynamic_sampling_replaces_zero_variance_groups(tokenizer: Any) -> None:
     grader = ParityGrader()
     torch.manual_seed(0)
     rollout, stats = rollout_for(model, tokenizer, grader, tasks, config)
-    assert all(t.id.startswith("vary") for t in rollout.tasks)
+    assert kept_task_ids(rollout) and all(t.startswith("vary") for t in kept_task_ids(rollout))
+    kept_groups = rollout.group_ids[rollout.keep]
     assert not any(
-        zero_std
-        for zero_std in [
-            rollout.rewards[rollout.group_ids == g].unique().numel() == 1 for g in rollout.group_ids.unique()
-        ]
+        rollout.rewards[rollout.keep][kept_groups == g].unique().numel() == 1 for g in kept_groups.unique()
     )
     assert stats["zero_std_group_fraction"] > 0 and stats["groups_sampled"] > 3 and grader.calls > 1
     assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0]
 
     config.grpo.dynamic_sampling = False
     rollout, stats = rollout_for(model, tokenizer, ParityGrader(), tasks, config)
-    assert len(rollout.tasks) == 3 and stats["groups_sampled"] == 3
+    assert rollout.groups_kept == 3 and bool(rollout.keep.all()) and stats["groups_sampled"] == 3
 
 
 def test_curriculum_and_adaptive_group_size() -> None:
@@ -260,7 +263,7 @@ def test_a_grader_that_raises_is_counted_not_fatal(tokenizer: Any) -> None:
     rollout, stats = rollout_for(tiny(tokenizer), tokenizer, BrokenGrader(), tasks, config)
     # every episode's grading was disrupted: all are counted, none is learned from
     assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 4
-    assert rollout.tasks == [] and rollout.verdicts == [] and rollout.rewards.numel() == 0
+    assert not rollout.keep.any() and rollout.groups_kept == 0
 
 
 class FlakyGrader:
@@ -296,11 +299,12 @@ def test_disrupted_grading_is_dropped_but_input_errors_are_learned_from(
     config = update_config(tasks_per_step=2, group_size=4, group_size_max=0)
     rollout, stats = rollout_for(tiny(tokenizer), tokenizer, FlakyGrader(), tasks, config)
     assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 2
-    assert not any(v.error and "sandbox" in v.error for v in rollout.verdicts)
-    assert sum(v.error == "empty completion" for v in rollout.verdicts) == 2
-    assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0] == 6
-    kept_per_task = {t: sum(v.task_id == t for v in rollout.verdicts) for t in ("t0", "t1")}
-    assert kept_per_task == {"t0": 2, "t1": 4} and len(rollout.tasks) == 2
+    kept = [v for v, keep in zip(rollout.verdicts, rollout.keep.tolist(), strict=True) if keep]
+    assert not any(v.error and "sandbox" in v.error for v in kept)
+    assert sum(v.error == "empty completion" for v in kept) == 2
+    assert len(kept) == 6 and len(rollout.verdicts) == rollout.sequences.completion_ids.shape[0] == 8
+    kept_per_task = {t: sum(v.task_id == t for v in kept) for t in ("t0", "t1")}
+    assert kept_per_task == {"t0": 2, "t1": 4} and rollout.groups_kept == 2
 
 
 def test_dropout_is_off(tokenizer: Any) -> None:

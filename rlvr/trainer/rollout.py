@@ -102,24 +102,22 @@ def sampling_config(
     """Pure sampling at `temperature`, every setting given: no logits processor (top-k, top-p,
     min-p, typical, repetition/n-gram penalties, minimum length, suppressed or forced tokens) acts,
     so the old log-probs are those of the distribution that was sampled."""
-    settings: dict[str, Any] = (
-        {"do_sample": False, "temperature": 1.0}
-        if greedy
-        else {"do_sample": True, "temperature": temperature}
-    )
+    sampling: dict[str, Any] = {
+        "do_sample": True,
+        "temperature": temperature,
+        "top_k": 0,
+        "top_p": 1.0,
+        "min_p": 0.0,
+        "typical_p": 1.0,
+        "epsilon_cutoff": 0.0,
+        "eta_cutoff": 0.0,
+    }
     return GenerationConfig(
-        **settings,
-        top_k=0,
-        top_p=1.0,
-        min_p=0.0,
-        typical_p=1.0,
-        epsilon_cutoff=0.0,
-        eta_cutoff=0.0,
+        **({"do_sample": False} if greedy else sampling),
         repetition_penalty=1.0,
         encoder_repetition_penalty=1.0,
         no_repeat_ngram_size=0,
         length_penalty=1.0,
-        min_length=0,
         min_new_tokens=0,
         max_new_tokens=max_new_tokens,
         num_beams=1,

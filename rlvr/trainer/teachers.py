@@ -9,7 +9,7 @@ template GRPO uses. The loss counts only the teacher's turns, never the observat
 
 from __future__ import annotations
 
-import random
+import json
 from typing import Any
 
 import gymnasium as gym
@@ -26,10 +26,19 @@ def has_reference_turns(pack: TaskPack, split: str) -> bool:
 
 
 def reference_turns(task: Task) -> list[str]:
-    """The reference solution's turns as the text an agent sends."""
-    from rlvr.task_packs.tool_tasks import turn_text
-
-    return [turn_text(turn) for turn in task.hidden["reference"]]
+    """The reference solution's turns in the shortest form the env accepts: a list of
+    `{"name", "arguments"}` calls, or `{"final_answer": ...}`. A solution that only acts still ends
+    with a final answer ("done"), so the episode ends when the work is done."""
+    turns = []
+    for turn in task.hidden["reference"]:
+        if isinstance(turn, list):
+            calls = [{"name": call["name"], "arguments": call["arguments"]} for call in turn]
+            turns.append(json.dumps(calls))
+        else:
+            turns.append(json.dumps({"final_answer": str(turn)}))
+    if not turns or not turns[-1].startswith('{"final_answer"'):
+        turns.append(json.dumps({"final_answer": "done"}))
+    return turns
 
 
 def teacher_transcripts(
@@ -73,6 +82,3 @@ def teacher_episode(
     return episode
 
 
-def sample_tasks(tasks: list[Task], count: int, seed: int) -> list[Task]:
-    rng = random.Random(seed)
-    return [rng.choice(tasks) for _ in range(count)]

@@ -123,7 +123,8 @@ def test_extract_and_split() -> None:
 
 def test_sql_shop_references_pass_and_variants_are_deterministic() -> None:
     pack = load_pack("sql-shop")
-    tasks = pack.tasks()
+    tasks = [t for t in pack.tasks() if not t.meta.get("procedural")]  # the original 30; all: the slow test
+    assert len(tasks) == 30
     assert {t.split for t in tasks} == {"train", "test"} and {t.meta["kind"] for t in tasks} == {
         "query",
         "dml",
@@ -173,3 +174,135 @@ def test_sql_env_step() -> None:
     _, reward, terminated, _, info = env.step(f"```sql\n{reference}\n```")
     assert terminated and reward == 1.0 and info["verdict"]["components"]["hidden"] == 1.0
     env.close()
+
+
+# ---------------------------------------------------------------- boundaries, whole-database DML, stored data
+
+
+def test_comparisons_are_found_in_the_reference() -> None:
+    from rlvr.graders.sql.variants import comparisons
+
+    found = comparisons("SELECT a FROM t WHERE t.score >= 4 AND 'x' = name AND p BETWEEN 1.5 AND 3")
+    assert found == [("score", 4), ("name", "x"), ("p", 1.5), ("p", 3)]
+    assert comparisons("SELECT c.name FROM c JOIN o ON o.cid = c.id") == []
+
+
+@pytest.mark.parametrize(
+    ("reference", "off_by_one"),
+    [
+        ("SELECT name FROM t WHERE score > 4", "SELECT name FROM t WHERE score >= 4"),
+        ("SELECT name FROM t WHERE score < 6", "SELECT name FROM t WHERE score <= 6"),
+        ("SELECT name FROM t WHERE score <= 7", "SELECT name FROM t WHERE score < 7"),
+        ("SELECT name FROM t WHERE score = 5", "SELECT name FROM t WHERE score >= 5 AND score < 7"),
+        ("SELECT COUNT(*) FROM t WHERE score > 4", "SELECT COUNT(name) FROM t WHERE score > 4"),
+        ("SELECT name FROM t WHERE name = 'b'", "SELECT name FROM t WHERE name LIKE 'b'"),
+    ],
+)
+def test_boundary_variants_catch_off_by_one_comparisons(reference: str, off_by_one: str) -> None:
+    schema = "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score INTEGER);"
+    rows = {"t": [[1, "a", 5], [2, "b", 9], [3, "c", 1], [4, "d", 8]]}
+    pack = StaticPack(
+        "b", [Task("b", "p", "sql", hidden={"schema": schema, "rows": rows, "reference": reference})]
+    )
+    pack.family = "sql"
+    grader = SQLGrader(pack)
+    assert grader.grade("b", reference).passed
+    verdict = grader.grade("b", off_by_one)
+    assert verdict.components["visible"].score == 1.0 and not verdict.passed and "hidden" in verdict.gates
+
+
+TWO_TABLES = "CREATE TABLE t (id INTEGER PRIMARY KEY, score INTEGER);\nCREATE TABLE audit (id INTEGER PRIMARY KEY, note TEXT);"
+TWO_ROWS = {"t": [[1, 5], [2, 9]], "audit": [[1, "keep"], [2, "me"]]}
+
+
+@pytest.fixture(scope="module")
+def dml_grader() -> SQLGrader:
+    hidden = {
+        "schema": TWO_TABLES,
+        "rows": TWO_ROWS,
+        "reference": "UPDATE t SET score = score + 1",
+        "kind": "dml",
+    }
+    checked = {**hidden, "check": ["SELECT sum(score) FROM t"]}
+    tasks = [Task("bump", "p", "sql", hidden=hidden), Task("bump_checked", "p", "sql", hidden=checked)]
+    return SQLGrader(StaticPack("d", tasks, family="sql"))
+
+
+@pytest.mark.parametrize("task_id", ["bump", "bump_checked"])
+def test_dml_is_judged_on_every_table_and_other_tables_are_read_only(
+    dml_grader: SQLGrader, task_id: str
+) -> None:
+    assert dml_grader.grade(task_id, "UPDATE t SET score = 1 + score;").passed
+    for extra in [
+        "DELETE FROM audit WHERE id = 2",
+        "UPDATE audit SET note = 'x'",
+        "INSERT INTO audit VALUES (9, 'x')",
+    ]:
+        verdict = dml_grader.grade(task_id, f"UPDATE t SET score = score + 1; {extra};")
+        assert not verdict.passed and verdict.error is None and "sql_denied" in verdict.flags
+    extra_row = dml_grader.grade(task_id, "UPDATE t SET score = score + 1; INSERT INTO t VALUES (99, 0);")
+    assert not extra_row.passed and extra_row.error is None
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "UPDATE t SET score = CAST(x'ff' AS TEXT) WHERE id = 1",
+        "UPDATE t SET score = CAST(x'c328' AS TEXT)",
+        "INSERT INTO t SELECT 100 + value, zeroblob(90000) FROM generate_series(1, 400)",
+        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 300) "
+        "INSERT INTO t SELECT 100 + i, zeroblob(99000) FROM r",
+    ],
+)
+def test_stored_data_never_makes_the_trusted_check_raise(dml_grader: SQLGrader, hostile: str) -> None:
+    verdict = dml_grader.grade("bump", f"UPDATE t SET score = score + 1; {hostile};")
+    assert verdict.error is None and not verdict.passed and verdict.reward < 0.5
+
+
+# ---------------------------------------------------------------- the procedural generator
+
+
+def test_procedural_sql_pack_has_enough_distinct_tasks_and_held_out_templates() -> None:
+    from rlvr.task_packs import sql_templates
+
+    tasks = [t for t in load_pack("sql-shop").tasks() if t.meta.get("procedural")]
+    train = [t for t in tasks if t.split == "train"]
+    test = [t for t in tasks if t.split == "test"]
+    assert len({t.prompt for t in train}) >= 1000
+    assert {t.meta["template"] for t in test} == set(sql_templates.HELD_OUT_TEMPLATES)
+    assert {t.meta["domain"] for t in tasks} == {d.key for d in sql_templates.DOMAINS}
+    assert {t.difficulty for t in tasks} == {1, 2, 3, 4}
+    assert all(t.hidden["reference"] not in t.prompt for t in tasks)
+
+
+def _sample(per_cell: int) -> list[Task]:
+    cells: dict[tuple[str, str], list[Task]] = {}
+    for t in load_pack("sql-shop").tasks():
+        if t.meta.get("procedural"):
+            cells.setdefault((t.meta["template"], t.meta["domain"]), []).append(t)
+    return [t for tasks in cells.values() for t in tasks[:per_cell]]
+
+
+def test_procedural_references_pass_and_their_boundary_mutants_fail() -> None:
+    import re
+
+    flip = {"<=": "<", ">=": ">", "<": "<=", ">": ">="}
+    tasks = _sample(2)
+    grader = SQLGrader(load_pack("sql-shop"))
+    assert all(grader.grade(t.id, t.hidden["reference"]).passed for t in tasks)
+    mutants = 0
+    for t in tasks:
+        reference = t.hidden["reference"]
+        for match in re.finditer(r"<=|>=|<|>", reference):
+            mutants += 1
+            mutant = reference[: match.start()] + flip[match.group()] + reference[match.end() :]
+            assert not grader.grade(t.id, mutant).passed, (t.id, mutant)
+    assert mutants >= 30
+
+
+@pytest.mark.slow
+def test_every_procedural_reference_passes() -> None:
+    pack = load_pack("sql-shop")
+    tasks = pack.tasks()
+    verdicts = SQLGrader(pack).grade_many([t.id for t in tasks], [t.hidden["reference"] for t in tasks])
+    assert [t.id for t, v in zip(tasks, verdicts, strict=True) if not v.passed] == []

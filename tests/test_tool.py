@@ -3,6 +3,7 @@ efficiency and the gate, transcript replay, the tool-worlds pack, directory tool
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rlvr  # noqa: F401
+from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
 from rlvr.graders.tool.calls import parse_turn
 from rlvr.graders.tool.episode import ToolEpisode, subset_matches
@@ -222,3 +224,169 @@ def test_tool_env_truncates_at_the_turn_limit() -> None:
     _, reward, terminated, truncated, info = env.step("oops again")
     assert truncated and not terminated and reward == 0.0 and "malformed_turns" in info["verdict"]["flags"]
     env.close()
+
+
+# ---------------------------------------------------------------- whole-state checks and side effects
+
+
+def _replay(task: Task, turns: list[list[dict] | str]) -> object:
+    episode = ToolEpisode(task)
+    for turn in turns:
+        episode.act(turn_text(turn))
+    return episode.verdict()
+
+
+def _with_extra(task: Task, extra: list[dict]) -> list[list[dict] | str]:
+    """The reference solution plus one more turn of calls just before the final answer."""
+    turns = list(task.hidden["reference"])
+    return [*turns[:-1], extra, turns[-1]] if isinstance(turns[-1], str) else [*turns, extra]
+
+
+@functools.cache
+def _tool_worlds() -> TaskPack:
+    return load_pack("tool-worlds")
+
+
+def _first(template: str) -> Task:
+    """The first procedural task of a template at its base difficulty (no policy)."""
+    return next(t for t in _tool_worlds().tasks() if t.meta["template"] == template and t.difficulty <= 2)
+
+
+def test_side_effects_fail_the_gate_and_honest_solutions_pass() -> None:
+    files = _first("create_file")
+    other = next(p for p in files.hidden["state"]["files"] if not p.startswith("/etc/"))
+    calendar = _first("book_at")
+    day = calendar.hidden["reference"][0][0]["arguments"]["day"]
+    inventory = _first("set_price")
+    sku = inventory.hidden["reference"][0][0]["arguments"]["sku"]
+    other_sku = next(s for s in inventory.hidden["state"]["items"] if s != sku)
+    side_effects = [
+        (files, {"name": "write_file", "arguments": {"path": other, "content": "overwritten"}}),
+        (files, {"name": "write_file", "arguments": {"path": "/docs/extra.txt", "content": "x"}}),
+        (calendar, {"name": "create_event", "arguments": {"title": "x", "day": day, "start": 22, "end": 23}}),
+        (inventory, {"name": "set_price", "arguments": {"sku": other_sku, "price": 0.01}}),
+    ]
+    for task, extra in side_effects:
+        assert _replay(task, task.hidden["reference"]).passed
+        verdict = _replay(task, _with_extra(task, [extra]))
+        assert not verdict.passed and verdict.reward == 0.0 and verdict.error is None
+        assert "side_effects" in verdict.gates and "unauthorized_side_effect" in verdict.flags
+
+
+def test_reads_and_a_restored_change_are_not_side_effects() -> None:
+    task = _first("create_file")
+    other = next(p for p in task.hidden["state"]["files"] if not p.startswith("/etc/"))
+    content = task.hidden["state"]["files"][other]
+    reads = [
+        {"name": "list_files", "arguments": {"directory": "/"}},
+        {"name": "read_file", "arguments": {"path": other}},
+    ]
+    restore = [
+        {"name": "write_file", "arguments": {"path": other, "content": "tmp"}},
+        {"name": "write_file", "arguments": {"path": other, "content": content}},
+    ]
+    assert _replay(task, _with_extra(task, reads)).passed
+    assert _replay(task, _with_extra(task, restore)).passed
+
+
+def test_a_wrong_value_on_the_goal_path_fails_the_goal_not_the_side_effect_gate() -> None:
+    task = _first("transfer_exact")
+    arguments = dict(task.hidden["reference"][0][0]["arguments"])
+    verdict = _replay(
+        task, [[{"name": "transfer", "arguments": {**arguments, "amount": arguments["amount"] - 1}}]]
+    )
+    assert not verdict.passed and "goal" in verdict.gates
+
+
+def test_allowed_changes_are_declared_per_task() -> None:
+    hidden = {
+        "world": "files",
+        "state": {"files": {"/a": "1"}},
+        "goal": {"state": {"files": {"/a": "2"}}},
+        "reference": [[{"name": "write_file", "arguments": {"path": "/a", "content": "2"}}]],
+        "allowed_changes": [["files", "/tmp/*"]],
+    }
+    task = Task("t", "p", "tool", hidden=hidden)
+    scratch = {"name": "write_file", "arguments": {"path": "/tmp/scratch", "content": "x"}}
+    outside = {"name": "write_file", "arguments": {"path": "/b", "content": "x"}}
+    assert _replay(task, [*hidden["reference"], [scratch]]).passed
+    assert "unauthorized_side_effect" in _replay(task, [*hidden["reference"], [outside]]).flags
+
+
+def test_without_a_reference_the_frame_rule_applies() -> None:
+    task = ledger_task(state={"accounts": {"a": 100, "b": 0, "c": 5, "vault": 999}, "transfers": []})
+    honest = ToolEpisode(task)
+    honest.act(message(call("transfer", source="a", target="b", amount=40)))
+    assert honest.verdict().passed  # the transfer log is the ledger's journal, not a side effect
+    sneaky = ToolEpisode(task)
+    sneaky.act(message(call("transfer", source="a", target="b", amount=45)))
+    sneaky.act(message(call("transfer", source="b", target="c", amount=5)))
+    verdict = sneaky.verdict()
+    assert not verdict.passed and "unauthorized_side_effect" in verdict.flags
+
+
+def test_state_diff_compares_lists_as_multisets_and_numbers_by_value() -> None:
+    from rlvr.graders.tool.state_diff import classify
+
+    initial = {"events": [{"id": 1}, {"id": 2}], "price": 1}
+    expected = {"events": [{"id": 2}, {"id": 1}, {"id": 3}], "price": 2}
+    assert (
+        classify(initial, expected, {"events": [{"id": 3}, {"id": 1}, {"id": 2}], "price": 2.0}).side_effects
+        == []
+    )
+    extra = classify(initial, expected, {"events": [{"id": 3}, {"id": 1}, {"id": 2}, {"id": 4}], "price": 2})
+    assert extra.side_effects and not extra.missing
+    dropped = classify(initial, expected, {"events": [{"id": 3}, {"id": 1}], "price": 2})
+    assert dropped.side_effects and not dropped.missing
+    wrong = classify(initial, expected, {"events": [{"id": 1}, {"id": 2}], "price": 3})
+    assert wrong.missing and not wrong.side_effects
+
+
+@pytest.mark.parametrize("depth", [40, 700, 900])
+def test_deep_tool_arguments_are_a_scored_failure_with_a_flag(depth: int) -> None:
+    pack = _tool_worlds()
+    task = pack.get("tool/pay_invoice/0")
+    deep = "[" * depth + "]" * depth
+    as_object = '{"source": "checking", "target": "acme", "amount": 1, "x": ' + deep + "}"
+    for arguments in (json.dumps(as_object), as_object):
+        turn = '{"tool_calls": [{"function": {"name": "transfer", "arguments": ' + arguments + "}}]}"
+        for completion in (turn, f"[{turn}]"):
+            verdict = ToolGrader(pack).grade_many([task.id], [completion])[0]
+            assert verdict.error is None and not verdict.passed and verdict.reward == 0.0
+            assert "limit:nesting" in verdict.flags or "limit:json_size" in verdict.flags
+
+
+# ---------------------------------------------------------------- the procedural generator
+
+
+def test_procedural_pack_has_enough_distinct_tasks_and_held_out_templates_and_worlds() -> None:
+    from rlvr.task_packs import tool_templates
+
+    tasks = _tool_worlds().tasks()
+    procedural = [t for t in tasks if t.meta.get("procedural")]
+    train = [t for t in procedural if t.split == "train"]
+    test = [t for t in procedural if t.split == "test"]
+    assert len({json.dumps([t.prompt, t.hidden["state"]], sort_keys=True) for t in train}) >= 1000
+    assert {t.meta["template"] for t in test} == set(tool_templates.HELD_OUT_TEMPLATES)
+    assert not {t.meta["template"] for t in train} & set(tool_templates.HELD_OUT_TEMPLATES)
+    assert {t.difficulty for t in procedural} == {1, 2, 3, 4}
+    assert sum(t.difficulty <= 2 for t in test) >= 100  # enough short held-out tasks for a small-model demo
+    train_words = {w for t in train for w in json.dumps(t.hidden["state"]).replace('"', " ").split()}
+    for name in (*tool_templates.TEST_NAMES.accounts, *tool_templates.TEST_NAMES.items):
+        assert name not in train_words
+    assert all(len(t.hidden["reference"]) + 2 >= t.hidden["max_turns"] for t in procedural)
+    assert all(t.meta["instruction"] in t.prompt for t in tasks)
+
+
+def test_procedural_tasks_are_reproducible_and_expected_state_is_the_reference_s() -> None:
+    from rlvr.specs.tool_worlds import replay_calls
+    from rlvr.task_packs.tool_tasks import generate_procedural
+
+    a, b = generate_procedural("top_up_to", 3, 5), generate_procedural("top_up_to", 3, 5)
+    assert a == b and a.hidden["policy"]["budget"] >= a.hidden["optimal_calls"]
+    calls = [
+        (c["name"], c["arguments"]) for turn in a.hidden["reference"] if isinstance(turn, list) for c in turn
+    ]
+    assert a.hidden["expected_state"] == replay_calls("ledger", a.hidden["state"], calls)
+    with pytest.raises(ValueError, match="difficulties"):
+        generate_procedural("top_up_to", 1, 0)

@@ -69,6 +69,10 @@ def check_sql(line: dict[str, Any]) -> Problems:
     problems = need_str(line, "schema") + need_str(line, "reference")
     if "rows" in line:
         problems += _check_rows(line["rows"])
+    for name in ("variant_rows", "boundary_rows"):
+        datasets = line.get(name)
+        if datasets is not None and (not isinstance(datasets, list) or any(_check_rows(d) for d in datasets)):
+            problems.append((name, 'must be a list of datasets like [{"table": [[1, "a"]]}]'))
     kind = line.get("kind", "query")
     if kind not in ("query", "dml"):
         problems.append(("kind", 'must be "query" or "dml"'))
@@ -153,6 +157,13 @@ def check_tool(line: dict[str, Any]) -> Problems:
         value = line.get(name)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             problems.append((name, "must be a positive integer"))
+    if "expected_state" in line and not isinstance(line["expected_state"], dict):
+        problems.append(("expected_state", "must be an object (the whole world state a solution leaves)"))
+    allowed = line.get("allowed_changes", [])
+    if not isinstance(allowed, list) or not all(
+        isinstance(path, list) and path and all(isinstance(step, str) for step in path) for path in allowed
+    ):
+        problems.append(("allowed_changes", 'must be a list of key-path patterns like [["files", "/tmp/*"]]'))
     prompt = line.get("prompt")
     if isinstance(prompt, str):
         missing = [name for name in WORLDS[world].tools() if name not in prompt]

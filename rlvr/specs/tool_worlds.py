@@ -9,9 +9,10 @@ request (missing file, insufficient funds); the episode turns that into an error
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -66,6 +67,9 @@ class World:
     """Base class: subclasses define `name`, `initial_state()` and @tool methods."""
 
     name = ""
+    # Top-level state keys that only record other changes (a transaction log): a task without an expected
+    # state checks the changes themselves, not their record.
+    journal_keys: tuple[str, ...] = ()
 
     def __init__(self, state: dict[str, Any] | None = None) -> None:
         self.state = copy.deepcopy(state) if state is not None else self.initial_state()
@@ -75,18 +79,22 @@ class World:
 
     @classmethod
     def tools(cls) -> dict[str, ToolSpec]:
-        found = {}
-        for attribute in dir(cls):
-            method = getattr(cls, attribute)
-            marker = getattr(method, "__tool__", None)
-            if marker:
-                found[attribute] = ToolSpec(
-                    attribute, marker[0], marker[1], method, _schema(attribute, method)
-                )
-        return found
+        return dict(_tools_of(cls))
 
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
-        return self.tools()[name].method(self, **arguments)
+        return _tools_of(type(self))[name].method(self, **arguments)
+
+
+@functools.cache
+def _tools_of(cls: type[World]) -> dict[str, ToolSpec]:
+    """The @tool methods of a world class, with their schemas (built once per class)."""
+    found = {}
+    for attribute in dir(cls):
+        method = getattr(cls, attribute)
+        marker = getattr(method, "__tool__", None)
+        if marker:
+            found[attribute] = ToolSpec(attribute, marker[0], marker[1], method, _schema(attribute, method))
+    return found
 
 
 class FileSystem(World):
@@ -139,6 +147,7 @@ class FileSystem(World):
 
 class Ledger(World):
     name = "ledger"
+    journal_keys = ("transfers",)
 
     def initial_state(self) -> dict[str, Any]:
         return {"accounts": {}, "transfers": []}
@@ -250,11 +259,29 @@ WORLDS: dict[str, type[World]] = {w.name: w for w in (FileSystem, Ledger, Calend
 DEFAULT_MAX_TURNS = 8
 
 
+def replay_calls(
+    world: str, state: dict[str, Any], calls: Iterable[tuple[str, dict[str, Any]]]
+) -> dict[str, Any]:
+    """The world state after running `calls` (name, arguments) from `state`, without policies. A call the world
+    refuses (ToolError) changes nothing, as in an episode."""
+    instance = WORLDS[world](state)
+    for name, arguments in calls:
+        try:
+            instance.call(name, arguments)
+        except ToolError:
+            pass
+    return instance.state
+
+
+@functools.lru_cache(maxsize=len(WORLDS))
+def _tool_schemas_text(world: str) -> str:
+    return json.dumps([spec.schema for spec in WORLDS[world].tools().values()], indent=1)
+
+
 def tool_prompt(task_text: str, world: str, max_turns: int) -> str:
     """The text an agent sees: the task, the tools as OpenAI function schemas, and the reply format."""
-    tools = [spec.schema for spec in WORLDS[world].tools().values()]
     return (
-        f"{task_text}\n\nTools (OpenAI function-calling schemas):\n{json.dumps(tools, indent=1)}\n\n"
+        f"{task_text}\n\nTools (OpenAI function-calling schemas):\n{_tool_schemas_text(world)}\n\n"
         "Each turn, reply with JSON only: either tool calls, e.g. "
         '{"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "...", "arguments": "{...}"}}]}, '
         'or your final answer: {"final_answer": "..."}. '

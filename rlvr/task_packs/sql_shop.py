@@ -1,7 +1,12 @@
-"""`sql-shop`: SQLite tasks over a small shop database (customers, products, orders).
+"""`sql-shop`: SQLite tasks over small three-table databases (people, things, and the links between them).
 
 Every task has its own seeded visible database, shown in the prompt; the grader also runs the query on hidden
-variants generated from the same schema. Templates in `HELD_OUT` form the `test` split.
+variants generated from the same schema, and on boundary datasets for its comparisons. Two kinds of tasks:
+- the original hand-written templates over the shop schema (`sql/<template>/<index>`, 30 tasks; `HELD_OUT`
+  ones form the `test` split);
+- procedural tasks (`sql/<template>/<domain>/<index>`, rlvr/task_packs/sql_templates.py): a domain (shop,
+  library, school), rows, constants and comparison operators drawn per seed, difficulty 1-4; held-out
+  templates form the `test` split.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from typing import Any
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
+from rlvr.task_packs import sql_templates
 
 SCHEMA = """CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL);
 CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL, price REAL NOT NULL);
@@ -25,7 +31,9 @@ PRODUCTS = {
     "garden": ["hose", "rake", "seeds", "pot"],
     "kitchen": ["kettle", "pan", "whisk", "mug"],
 }
-TASKS_PER_TEMPLATE = 3
+TASKS_PER_TEMPLATE = 3  # the original templates
+PROCEDURAL_TRAIN_PER_CELL = 30  # per template and domain: 12 templates x 3 domains x 30 = 1080 train tasks
+PROCEDURAL_TEST_PER_CELL = 8  # 5 held-out templates x 3 domains x 8 = 120 test tasks
 
 Spec = dict[str, Any]  # question, reference, and optional kind / ordered
 Template = Callable[[random.Random, dict[str, list[list[Any]]]], Spec]
@@ -119,6 +127,7 @@ def quantity_by_city(rng: random.Random, data: dict[str, list[list[Any]]]) -> Sp
 
 def above_category_average(rng: random.Random, data: dict[str, list[list[Any]]]) -> Spec:
     return {
+        "boundary_rows": [sql_templates.flat_category(data, sql_templates.DOMAINS[0])],
         "question": "Return the name and price of every product that costs more than the average price of "
         "the products in its own category.",
         "reference": "SELECT p.name, p.price FROM products p WHERE p.price > "
@@ -137,7 +146,9 @@ def delete_small_orders(rng: random.Random, data: dict[str, list[list[Any]]]) ->
 
 def big_spenders(rng: random.Random, data: dict[str, list[list[Any]]]) -> Spec:
     threshold = rng.choice([50, 100, 150])
+    shop = sql_templates.DOMAINS[0]
     return {
+        "boundary_rows": [sql_templates.exactly_on(data, shop, threshold)],
         "question": f"Return the name of every customer whose total spending (price times quantity over all "
         f"their orders) exceeds {threshold}, sorted by name.",
         "reference": "SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.id "
@@ -171,14 +182,14 @@ def render_rows(data: dict[str, list[list[Any]]]) -> str:
     return "\n".join(lines)
 
 
-def prompt_for(question: str, data: dict[str, list[list[Any]]], kind: str) -> str:
+def prompt_for(question: str, data: dict[str, list[list[Any]]], kind: str, schema: str = SCHEMA) -> str:
     what = (
         "one SQLite SELECT query"
         if kind == "query"
         else "the SQLite statements (INSERT/UPDATE/DELETE) to run"
     )
     return (
-        f"Database schema (SQLite):\n{SCHEMA}\n\nCurrent data:\n{render_rows(data)}\n\n"
+        f"Database schema (SQLite):\n{schema}\n\nCurrent data:\n{render_rows(data)}\n\n"
         f"Task: {question}\nAnswer with {what} in a ```sql block. It must be correct for any data in this "
         "schema, not only the rows shown."
     )
@@ -191,7 +202,7 @@ def generate(template: str, index: int) -> Task:
     spec = function(rng, data)
     kind = spec.get("kind", "query")
     hidden = {"schema": SCHEMA, "rows": data, "reference": spec["reference"], "kind": kind}
-    hidden |= {key: spec[key] for key in ("ordered", "check") if key in spec}
+    hidden |= {key: spec[key] for key in ("ordered", "check", "boundary_rows") if key in spec}
     return Task(
         id=f"sql/{template}/{index}",
         prompt=prompt_for(spec["question"], data, kind),
@@ -203,16 +214,59 @@ def generate(template: str, index: int) -> Task:
     )
 
 
+def generate_procedural(template: str, domain: str, index: int) -> Task:
+    """One procedural task; the same arguments give the same task on every machine."""
+    held_out = template in sql_templates.HELD_OUT_TEMPLATES
+    difficulty, function = (sql_templates.HELD_OUT_TEMPLATES if held_out else sql_templates.TRAIN_TEMPLATES)[
+        template
+    ]
+    chosen = next(d for d in sql_templates.DOMAINS if d.key == domain)
+    rng = random.Random(f"sql-shop/{template}/{domain}/{index}")
+    data = sql_templates.draw_rows(rng, chosen)
+    spec = function(rng, chosen, data)
+    kind = spec.get("kind", "query")
+    schema = chosen.schema()
+    hidden = {"schema": schema, "rows": data, "reference": spec["reference"], "kind": kind}
+    hidden |= {key: spec[key] for key in ("ordered", "boundary_rows") if key in spec}
+    return Task(
+        id=f"sql/{template}/{domain}/{index}",
+        prompt=prompt_for(spec["question"], data, kind, schema),
+        family="sql",
+        difficulty=difficulty,
+        split="test" if held_out else "train",
+        hidden=hidden,
+        meta={"template": template, "kind": kind, "domain": domain, "procedural": True},
+    )
+
+
+def procedural_tasks(template: str, count: int) -> Iterable[Task]:
+    """`count` distinct tasks per domain for one template (an index repeating an earlier prompt is skipped)."""
+    for domain in sql_templates.DOMAINS:
+        seen: set[str] = set()
+        index = 0
+        while len(seen) < count and index < 20 * count:
+            task = generate_procedural(template, domain.key, index)
+            index += 1
+            if task.prompt not in seen:
+                seen.add(task.prompt)
+                yield task
+
+
 class SQLShopPack(TaskPack):
     name = "sql-shop"
     family = "sql"
-    version = "1"
+    version = "2"
     description = (
-        "SQLite query and DML tasks over a shop database (customers, products, orders); graded on the visible "
-        "rows and hidden variants; test split = held-out templates."
+        "SQLite query and DML tasks over shop, library and school databases; graded on the visible rows, hidden "
+        "variants and boundary datasets; 30 hand-written tasks plus procedural ones at difficulty 1-4 (1,080 "
+        "train); test split = held-out templates."
     )
 
     def _load(self) -> Iterable[Task]:
         for template in [*TRAIN_TEMPLATES, *HELD_OUT]:
             for index in range(TASKS_PER_TEMPLATE):
                 yield generate(template, index)
+        for template in sql_templates.TRAIN_TEMPLATES:
+            yield from procedural_tasks(template, PROCEDURAL_TRAIN_PER_CELL)
+        for template in sql_templates.HELD_OUT_TEMPLATES:
+            yield from procedural_tasks(template, PROCEDURAL_TEST_PER_CELL)

@@ -1,8 +1,16 @@
 """`tool-worlds`: multi-turn tool-use tasks over simulated worlds (files, ledger, calendar, inventory).
 
-Each task comes with a reference solution (its turns, kept in the hidden spec) whose number of tool calls is
-the `optimal_calls` behind the efficiency component; tests replay it to prove every task is solvable.
-Templates in `HELD_OUT` (one per world) form the `test` split.
+Two kinds of tasks, both kept stable:
+- the original hand-written templates (`tool/<template>/<index>`, 33 tasks; `HELD_OUT` ones are `test`);
+- procedural tasks (`tool/<template>/d<difficulty>/<index>`, rlvr/task_packs/tool_templates.py): worlds,
+  goals, policies and distractors drawn per seed at difficulty 1-4; held-out templates in held-out worlds
+  (a disjoint vocabulary) form the `test` split.
+
+Every task's hidden spec holds its reference solution (`reference`: a list of turns, each a list of
+`{"name", "arguments"}` calls or the final answer), `optimal_calls` (the reference's number of calls, behind
+the efficiency component), and `expected_state`: the whole world state the reference leaves, which the
+grader compares with the agent's final state. `meta["instruction"]` is the task text without the tool
+schemas (for compact prompts). Tests replay every reference to prove every task is solvable.
 """
 
 from __future__ import annotations
@@ -14,9 +22,12 @@ from typing import Any
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
-from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, tool_prompt
+from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, replay_calls, tool_prompt
+from rlvr.task_packs import tool_templates
 
-TASKS_PER_TEMPLATE = 3
+TASKS_PER_TEMPLATE = 3  # the original templates
+PROCEDURAL_TRAIN_PER_CELL = 30  # per template and difficulty: 19 templates x 2 levels x 30 = 1140 train tasks
+PROCEDURAL_TEST_PER_CELL = 12  # 7 held-out templates x 2 levels x 12 = 168 test tasks
 Spec = dict[str, Any]  # text, world, state, goal, policy, reference (list of turns: list of calls | answer)
 
 
@@ -308,9 +319,13 @@ def reference_transcript(task: Task) -> str:
     return "\n".join(turn_text(turn) for turn in task.hidden["reference"])
 
 
-def generate(template: str, index: int) -> Task:
-    difficulty, function = TRAIN_TEMPLATES.get(template) or HELD_OUT[template]
-    spec = function(random.Random(f"tool/{template}/{index}"))
+def _reference_calls(reference: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(c["name"], c["arguments"]) for turn in reference if isinstance(turn, list) for c in turn]
+
+
+def _task(
+    task_id: str, spec: Spec, difficulty: int, split: str, meta: dict[str, Any], max_turns: int
+) -> Task:
     reference = spec["reference"]
     hidden = {
         "world": spec["world"],
@@ -319,29 +334,77 @@ def generate(template: str, index: int) -> Task:
         "policy": spec["policy"],
         "reference": reference,
         "optimal_calls": sum(len(turn) for turn in reference if isinstance(turn, list)),
-        "max_turns": DEFAULT_MAX_TURNS,
+        "max_turns": max_turns,
+        "expected_state": replay_calls(spec["world"], spec["state"], _reference_calls(reference)),
     }
+    if spec.get("allowed_changes"):
+        hidden["allowed_changes"] = spec["allowed_changes"]
     return Task(
-        id=f"tool/{template}/{index}",
-        prompt=tool_prompt(spec["text"], spec["world"], DEFAULT_MAX_TURNS),
+        id=task_id,
+        prompt=tool_prompt(spec["text"], spec["world"], max_turns),
         family="tool",
         difficulty=difficulty,
-        split="test" if template in HELD_OUT else "train",
+        split=split,
         hidden=hidden,
-        meta={"template": template, "world": spec["world"]},
+        meta={**meta, "world": spec["world"], "instruction": spec["text"]},
     )
+
+
+def generate(template: str, index: int) -> Task:
+    """One of the original hand-written tasks."""
+    difficulty, function = TRAIN_TEMPLATES.get(template) or HELD_OUT[template]
+    spec = function(random.Random(f"tool/{template}/{index}"))
+    split = "test" if template in HELD_OUT else "train"
+    return _task(
+        f"tool/{template}/{index}", spec, difficulty, split, {"template": template}, DEFAULT_MAX_TURNS
+    )
+
+
+def generate_procedural(template: str, difficulty: int, index: int) -> Task:
+    """One procedural task: a reference of k turns gets k + 2 turns (at most the default limit)."""
+    spec = tool_templates.draw_spec(template, difficulty, index)
+    split = "test" if template in tool_templates.HELD_OUT_TEMPLATES else "train"
+    max_turns = min(DEFAULT_MAX_TURNS, len(spec["reference"]) + 2)
+    meta = {"template": template, "procedural": True}
+    return _task(f"tool/{template}/d{difficulty}/{index}", spec, difficulty, split, meta, max_turns)
+
+
+def procedural_tasks(template: str, difficulty: int, count: int) -> Iterable[Task]:
+    """`count` distinct tasks of one template and difficulty (indices that repeat an earlier world are skipped)."""
+    seen: set[str] = set()
+    index = 0
+    while len(seen) < count and index < 20 * count:
+        task = generate_procedural(template, difficulty, index)
+        index += 1
+        key = json.dumps([task.prompt, task.hidden["state"]], sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            yield task
 
 
 class ToolWorldsPack(TaskPack):
     name = "tool-worlds"
     family = "tool"
-    version = "1"
+    version = "2"
     description = (
         "Multi-turn tool use (OpenAI function calling) over simulated files, ledger, calendar and inventory, with "
-        "permission policies and an efficiency component; test split = held-out templates."
+        "permission policies, whole-state checks against the reference's final state and an efficiency "
+        "component; 33 hand-written tasks plus procedural ones at difficulty 1-4 (1,140 train); test split = "
+        "held-out templates in held-out worlds."
     )
 
     def _load(self) -> Iterable[Task]:
         for template in [*TRAIN_TEMPLATES, *HELD_OUT]:
             for index in range(TASKS_PER_TEMPLATE):
                 yield generate(template, index)
+        cells = [
+            (name, PROCEDURAL_TRAIN_PER_CELL, base)
+            for name, (base, _) in tool_templates.TRAIN_TEMPLATES.items()
+        ]
+        cells += [
+            (name, PROCEDURAL_TEST_PER_CELL, base)
+            for name, (base, _) in tool_templates.HELD_OUT_TEMPLATES.items()
+        ]
+        for template, count, base in cells:
+            for difficulty in (base, base + 1):
+                yield from procedural_tasks(template, difficulty, count)

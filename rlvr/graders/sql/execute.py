@@ -9,7 +9,11 @@ candidates. The fences:
   a wall-clock deadline), so a runaway recursive CTE or cross join ends with a verdict;
 - sqlite limits on string/blob length, SQL length and attached databases; temporary storage in memory under
   sqlite's hard heap limit (a huge sort fails with "out of memory" instead of filling the disk or the
-  grader's RAM); a cap on returned rows and bytes.
+  grader's RAM); a cap on returned rows and bytes, and on the size of the database a DML script leaves.
+
+Text is read with invalid UTF-8 kept as surrogate escapes, so stored bytes can never make a trusted read
+raise; a trusted read of a database the candidate produced (`read_state`) turns any sqlite error into a
+SQLRunError, a scored failure.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ MAX_RESULT_BYTES = 8 * 1024 * 1024
 MAX_VALUE_BYTES = 100_000
 SQLITE_HEAP_LIMIT = 256 * 1024 * 1024  # process-wide cap on sqlite's own allocations
 MAX_SQL_CHARS = 20_000
+MAX_DATABASE_BYTES = 16 * 1024 * 1024  # the database a DML script may leave behind
 
 _READ_ACTIONS = {
     sqlite3.SQLITE_SELECT,
@@ -43,7 +48,7 @@ _DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_to
 
 
 class SQLRunError(Exception):
-    """The candidate's SQL failed; `kind` is one of syntax, denied, budget, rows, error."""
+    """The candidate's SQL failed; `kind` is one of syntax, denied, budget, rows, size, state, error."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -79,8 +84,14 @@ def table_names(connection: sqlite3.Connection) -> list[str]:
     return [row[0] for row in found]
 
 
+def read_text(raw: bytes) -> str:
+    """sqlite TEXT as Python text; bytes that are not UTF-8 become surrogate escapes (equal bytes, equal text)."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def open_copy(database: bytes) -> sqlite3.Connection:
     connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    connection.text_factory = read_text
     connection.deserialize(database)
     return connection
 
@@ -210,7 +221,10 @@ def run_script(database: bytes, sql: str, writable: frozenset[str]) -> bytes:
             _fetch_bounded(cursor)
         connection.set_authorizer(None)
         connection.set_progress_handler(None, 0)
-        return connection.serialize()
+        result = connection.serialize()
+    if len(result) > MAX_DATABASE_BYTES:
+        raise SQLRunError("size", f"the database grew past {MAX_DATABASE_BYTES // (1024 * 1024)} MiB")
+    return result
 
 
 def run_trusted(database: bytes, sql: str) -> Result:
@@ -221,6 +235,23 @@ def run_trusted(database: bytes, sql: str) -> Result:
         return Result(len(cursor.description or ()), cursor.fetchall())
     finally:
         connection.close()
+
+
+def read_state(database: bytes, checks: list[str]) -> list[tuple[Any, ...]]:
+    """Trusted check queries on a database a candidate produced: every row, tagged with its check's index.
+    Whatever the stored data, a failure here is a SQLRunError (the candidate's doing), never an exception."""
+    rows: list[tuple[Any, ...]] = []
+    connection = open_copy(database)
+    try:
+        for index, check in enumerate(checks):
+            rows += [(index, *row) for row in connection.execute(check).fetchall()]
+    except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
+        raise SQLRunError(
+            "state", f"the resulting database cannot be read: {type(exc).__name__}: {exc}"
+        ) from None
+    finally:
+        connection.close()
+    return rows
 
 
 def _canonical(value: Any) -> Any:

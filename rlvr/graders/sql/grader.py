@@ -3,9 +3,15 @@ on hidden variants of it (test-suite accuracy: a hard-coded result fails the var
 
 Task hidden spec: `schema` (CREATE statements), `rows` (table -> list of rows, the visible data), `reference`
 (trusted SQL), `kind` ("query" or "dml"), optional `ordered` (row order matters), `variants` (how many hidden
-databases, default 4), `variant_rows` (explicit hidden datasets, used instead of generated ones), and for DML
-`check` (trusted SELECTs that read the resulting state; default: every table in full) and `writable` (tables
-the DML may change; default: all).
+databases, default 4), `variant_rows` (explicit hidden datasets, used instead of generated ones),
+`boundary_rows` (more hidden datasets a task adds, e.g. a group whose total is exactly a HAVING threshold), and
+for DML `check` (extra trusted SELECTs over the resulting state) and `writable` (tables the DML may change;
+default: the tables the reference writes).
+
+Boundary datasets are always added: for every comparison of a column with a literal in the reference, rows on
+the constant, next to it, tied on it, duplicated, and NULL (rlvr/graders/sql/variants.py), so `<=` written for
+`<` fails. A DML answer is judged on the whole database: every table in full (plus the task's checks) must
+equal the reference's database after its statements, and a write to a table outside `writable` is refused.
 
 Components: `executes` (ran without error on the visible database), `visible` (right result there) and
 `hidden` (fraction of hidden variants right). Passing = right everywhere, reward 1.0; otherwise the reward is
@@ -28,15 +34,20 @@ from rlvr.graders.sql.execute import (
     SQLRunError,
     build_database,
     open_copy,
+    read_state,
     results_match,
     run_query,
     run_script,
     run_trusted,
     table_names,
 )
-from rlvr.graders.sql.variants import make_variant
+from rlvr.graders.sql.variants import boundary_variants, make_variant
 
 DEFAULT_VARIANTS = 4
+_WRITE_TARGET = re.compile(
+    r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+[\"`\[]?(\w+)",
+    re.IGNORECASE,
+)
 _FENCE = re.compile(r"```[ \t]*([A-Za-z]*)[^\n]*\n(.*?)```", re.DOTALL)
 
 
@@ -71,13 +82,15 @@ def _tables(database: bytes) -> list[str]:
         connection.close()
 
 
+def written_tables(reference: str, tables: list[str]) -> frozenset[str]:
+    """The tables a DML reference writes (INSERT INTO / REPLACE INTO / UPDATE / DELETE FROM targets)."""
+    by_name = {name.lower(): name for name in tables}
+    return frozenset(by_name[m.lower()] for m in _WRITE_TARGET.findall(reference) if m.lower() in by_name)
+
+
 def _state(database: bytes, checks: list[str]) -> Result:
     """The state a DML task is judged on: every check query's rows, concatenated and tagged."""
-    rows: list[tuple[Any, ...]] = []
-    for index, check in enumerate(checks):
-        result = run_trusted(database, check)
-        rows += [(index, *row) for row in result.rows]
-    return Result(columns=-1, rows=rows)
+    return Result(columns=-1, rows=read_state(database, checks))
 
 
 def prepare(task: Task) -> PreparedTask:
@@ -92,10 +105,12 @@ def prepare(task: Task) -> PreparedTask:
     else:
         count = int(hidden.get("variants", DEFAULT_VARIANTS))
         datasets += [make_variant(rows, schema, seed=f"{task.id}/{i}") for i in range(count)]
+    datasets += boundary_variants(rows, schema, reference)
+    datasets += list(hidden.get("boundary_rows") or [])
     databases = [build_database(schema, data) for data in datasets]
     tables = _tables(databases[0])
-    checks = list(hidden.get("check") or [f'SELECT * FROM "{name}" ORDER BY 1' for name in tables])
-    writable = frozenset(hidden.get("writable") or tables)
+    checks = [f'SELECT * FROM "{name}"' for name in tables] + list(hidden.get("check") or [])
+    writable = frozenset(hidden.get("writable") or written_tables(reference, tables))
     if kind == "query":
         expected = [run_trusted(db, reference) for db in databases]
     else:
@@ -180,5 +195,5 @@ class SQLGrader(Grader):
             gates=["executes"],
             feedback=f"SQL {exc.kind}: {str(exc)[:300]}",
             timings={"grade": time.perf_counter() - started},
-            flags=[f"sql_{exc.kind}"] if exc.kind in ("denied", "budget") else [],
+            flags=[f"sql_{exc.kind}"] if exc.kind in ("denied", "budget", "size", "state", "rows") else [],
         )

@@ -9,6 +9,7 @@ variants of a task are the same on every run.
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 from typing import Any
 
@@ -62,3 +63,101 @@ def make_variant(
         return variant
     finally:
         connection.close()
+
+
+# ---------------------------------------------------------------- boundary variants
+
+_LITERAL = r"(-?\d+(?:\.\d+)?|'(?:[^']|'')*')"
+_COLUMN = r"(?:[A-Za-z_]\w*\.)?([A-Za-z_]\w*)"
+_OPERATOR = r"(<=|>=|<>|!=|==|=|<|>)"
+_COLUMN_FIRST = re.compile(rf"{_COLUMN}\s*{_OPERATOR}\s*{_LITERAL}")
+_LITERAL_FIRST = re.compile(rf"{_LITERAL}\s*{_OPERATOR}\s*{_COLUMN}")
+_BETWEEN = re.compile(rf"{_COLUMN}\s+(?:NOT\s+)?BETWEEN\s+{_LITERAL}\s+AND\s+{_LITERAL}", re.IGNORECASE)
+MAX_BOUNDARY_ROWS = 200
+
+
+def _literal(text: str) -> Any:
+    if text.startswith("'"):
+        return text[1:-1].replace("''", "'")
+    return float(text) if "." in text else int(text)
+
+
+def comparisons(sql: str) -> list[tuple[str, Any]]:
+    """(column, constant) for every comparison of a column with a literal in `sql` (BETWEEN gives two)."""
+    found = [(column, _literal(value)) for column, _op, value in _COLUMN_FIRST.findall(sql)]
+    found += [(column, _literal(value)) for value, _op, column in _LITERAL_FIRST.findall(sql)]
+    for column, low, high in _BETWEEN.findall(sql):
+        found += [(column, _literal(low)), (column, _literal(high))]
+    return list(dict.fromkeys(found))
+
+
+def _near(constant: Any, declared: str) -> list[Any]:
+    """The constant itself and its neighbours in the column's type: c, c - 1, c + 1 (or +-0.01 for REAL)."""
+    if isinstance(constant, str):
+        return [
+            constant,
+            constant + " ",
+            constant.lower() if constant != constant.lower() else constant.upper(),
+        ]
+    if "INT" in declared:
+        return [int(constant), int(constant) - 1, int(constant) + 1]
+    step = 0.01 if any(word in declared for word in ("REAL", "FLOA", "DOUB", "NUM", "DEC")) else 1
+    return [constant, round(constant - step, 6), round(constant + step, 6)]
+
+
+def boundary_variants(
+    visible_rows: dict[str, list[list[Any]]], schema: str, reference: str
+) -> list[dict[str, list[list[Any]]]]:
+    """Hidden datasets that put the data on every comparison boundary of the reference: rows whose column
+    equals the constant and its neighbours, ties (several rows on the constant), a duplicated row and NULLs.
+    `<=` written for `<` (or an off-by-one constant) gives a different answer on them. Empty if the reference
+    compares no column with a literal."""
+    found = comparisons(reference)
+    if not found:
+        return []
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.executescript(schema)
+        layout = {table: _columns(connection, table) for table in table_names(connection)}
+        not_null = {
+            (table, row[1])
+            for table in layout
+            for row in connection.execute(f'PRAGMA table_info("{table}")').fetchall()
+            if row[3]
+        }
+    finally:
+        connection.close()
+    on_values = {table: [list(r) for r in visible_rows.get(table) or []] for table in layout}
+    with_extras = {table: [list(r) for r in rows] for table, rows in on_values.items()}
+    for column, constant in found:
+        for table, columns in layout.items():
+            names = [name for name, _t, _k in columns]
+            if column not in names or not on_values[table]:
+                continue
+            position = names.index(column)
+            declared = columns[position][1]
+            values = _near(constant, declared)
+            values = [values[0], *values, values[0]]  # the constant twice: a tie on the boundary
+            for index, value in enumerate(values):
+                on_values[table][index % len(on_values[table])][position] = value
+                with_extras[table][index % len(with_extras[table])][position] = value
+            key = next((i for i, (_n, _t, is_key) in enumerate(columns) if is_key), None)
+            template = list(with_extras[table][0])
+            extras = [list(template)]  # a duplicate row
+            if (table, column) not in not_null:
+                extras.append([*template[:position], None, *template[position + 1 :]])
+            for value in _near(constant, declared):  # rows on the boundary with NULL in every other column
+                extras.append(
+                    [
+                        value
+                        if i == position
+                        else (None if i != key and (table, name) not in not_null else cell)
+                        for i, ((name, _t, _k), cell) in enumerate(zip(columns, template, strict=True))
+                    ]
+                )
+            for extra in extras:
+                if key is not None:
+                    extra[key] = 1 + max(int(r[key]) for r in with_extras[table] if isinstance(r[key], int))
+                if len(with_extras[table]) < MAX_BOUNDARY_ROWS:
+                    with_extras[table].append(extra)
+    return [on_values, with_extras]

@@ -6,6 +6,9 @@ Accepted shapes (as JSON text, optionally in a ```json block):
   "function": {"name": "read_file", "arguments": "{\\"path\\": \\"/a\\"}"}}]}` (`arguments` a JSON string or object)
 - a bare list of such tool calls, or a single one, or `{"name": ..., "arguments": {...}}`
 - a final answer: `{"final_answer": "..."}` or an assistant message without `tool_calls` (its `content`).
+
+A whole transcript (what `rlvr grade` receives) is split into turns by `split_transcript`. JSON nested
+deeper than `MAX_NESTING` is refused (with `Turn.limit` naming the limit) before anything walks it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 MAX_CALLS_PER_TURN = 8
 MAX_TURN_CHARS = 100_000
+MAX_NESTING = 32  # deeper JSON is refused before any schema check or copy walks it
 _JSON_FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 
 
@@ -32,10 +36,27 @@ class Turn:
     calls: list[ToolCall] = field(default_factory=list)
     final_answer: str | None = None
     error: str | None = None
+    limit: str | None = None  # the size limit a malformed turn broke, if that was the reason
 
 
 class Malformed(ValueError):
-    pass
+    def __init__(self, message: str, limit: str | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
+    """How deeply lists/dicts nest in `value`, counted without recursion; stops once past `limit`."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((child, depth) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _one_call(raw: Any, index: int) -> ToolCall:
@@ -52,10 +73,20 @@ def _one_call(raw: Any, index: int) -> ToolCall:
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
         except (ValueError, RecursionError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "too deep or a number too long"
-            raise Malformed(f"tool call {index} ({name}): arguments are not valid JSON: {reason}") from None
+            if isinstance(exc, json.JSONDecodeError):
+                raise Malformed(
+                    f"tool call {index} ({name}): arguments are not valid JSON: {exc.msg}"
+                ) from None
+            raise Malformed(
+                f"tool call {index} ({name}): arguments nested too deeply or hold a number too long",
+                limit="json_size",
+            ) from None
     if not isinstance(arguments, dict):
         raise Malformed(f"tool call {index} ({name}): arguments must be a JSON object")
+    if nesting_depth(arguments) > MAX_NESTING:
+        raise Malformed(
+            f"tool call {index} ({name}): arguments nested deeper than {MAX_NESTING} levels", limit="nesting"
+        )
     call_id = raw.get("id")
     return ToolCall(
         id=call_id if isinstance(call_id, str) else f"call_{index}", name=name, arguments=arguments
@@ -91,15 +122,46 @@ def parse_turn(text: str) -> Turn:
     if not isinstance(text, str):
         return Turn(error="a turn must be text")
     if len(text) > MAX_TURN_CHARS:
-        return Turn(error=f"turn longer than {MAX_TURN_CHARS} characters")
+        return Turn(error=f"turn longer than {MAX_TURN_CHARS} characters", limit="turn_size")
     fenced = _JSON_FENCE.findall(text)
     body = fenced[-1] if fenced else text.strip()
     try:
         value = json.loads(body)
     except (ValueError, RecursionError) as exc:  # ValueError also covers ints longer than Python allows
-        message = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply or number too long"
-        return Turn(error=f"not valid JSON ({message}); send tool calls or a final answer as JSON")
+        if isinstance(exc, json.JSONDecodeError):
+            return Turn(error=f"not valid JSON ({exc.msg}); send tool calls or a final answer as JSON")
+        return Turn(error="JSON nested too deeply or a number too long", limit="json_size")
+    if nesting_depth(value) > MAX_NESTING:
+        return Turn(error=f"JSON nested deeper than {MAX_NESTING} levels", limit="nesting")
     try:
         return _from_json(value)
     except Malformed as exc:
-        return Turn(error=str(exc))
+        return Turn(error=str(exc), limit=exc.limit)
+
+
+_TURN_KEYS = ("role", "final_answer", "tool_calls")
+
+
+def _is_turn(value: Any) -> bool:
+    return isinstance(value, dict) and any(key in value for key in _TURN_KEYS) and "function" not in value
+
+
+def split_transcript(completion: str) -> list[str]:
+    """The agent's turns, each as the text the env would have received."""
+    try:
+        whole = json.loads(completion)
+    except (ValueError, RecursionError):
+        whole = None
+    if nesting_depth(whole, MAX_NESTING + 1) > MAX_NESTING + 1:
+        return [completion]  # too deep to be a transcript: one turn, which the episode refuses as malformed
+    if isinstance(whole, list) and whole and all(_is_turn(item) for item in whole):
+        return [json.dumps(item) for item in whole]
+    lines = [line for line in completion.splitlines() if line.strip()]
+    if len(lines) > 1:
+        try:
+            parsed = [json.loads(line) for line in lines]
+        except (ValueError, RecursionError):
+            parsed = []
+        if parsed and all(_is_turn(item) for item in parsed):
+            return lines
+    return [completion]

@@ -4,15 +4,26 @@ Task hidden spec: `world` (files | ledger | calendar | inventory), `state` (its 
 (`state`: a subset the final world state must contain; `absent`: key paths that must not exist; `answer`:
 the expected final answer, optional), `policy` (`forbidden_tools`, `read_only`: glob patterns of resources no
 write may touch, `budget`: most tool calls allowed), `optimal_calls` (length of a shortest solution),
-`max_turns`.
+`max_turns`, `reference` (a solution: a list of turns, each a list of `{"name", "arguments"}` calls or the
+final answer, or a transcript string), `expected_state` (the whole world state the reference leaves;
+derived from `reference` when absent), `allowed_changes` (key-path patterns, e.g. `[["events", "*", "id"]]`,
+where the final state may differ from the expected one).
 
-Reward (gated): the goal reached AND no policy violation (attempted violations count; the world refuses
-them) AND the right answer → `goal` weight + `efficiency` weight x min(1, optimal calls / calls used);
-otherwise 0, so no efficient failure outranks any success.
+The whole final state is compared with the expected state (rlvr/graders/tool/state_diff.py): a change the
+reference also makes but the agent got wrong means the goal is not reached; a change the reference does not
+make is an unauthorized side effect (gate `side_effects`, flag `unauthorized_side_effect`). A task with
+neither `expected_state` nor `reference` falls back to the frame rule: nothing outside the paths its goal
+names may change (a world's journal, such as the ledger's transfer log, excepted).
+
+Reward (gated): the goal reached AND no side effect AND no policy violation (attempted violations count; the
+world refuses them) AND the right answer → `goal` weight + `efficiency` weight x min(1, optimal calls /
+calls used); otherwise 0, so no efficient failure outranks any success. A turn refused for its size (JSON
+nested too deeply, too long) is an error observation and adds a `limit:<name>` flag.
 """
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import json
 import math
@@ -22,8 +33,9 @@ from jsonschema import Draft202012Validator
 
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.compose import normalized_weights
-from rlvr.graders.tool.calls import ToolCall, parse_turn
-from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, WORLDS, ToolError, World
+from rlvr.graders.tool.calls import ToolCall, parse_turn, split_transcript
+from rlvr.graders.tool.state_diff import Path, StateDiff, classify, frame_violations
+from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, WORLDS, ToolError, World, replay_calls
 
 DEFAULT_WEIGHTS = {"goal": 0.8, "efficiency": 0.2}
 MAX_RESULT_CHARS = 4000
@@ -55,6 +67,43 @@ def _exists(state: Any, path: list[Any]) -> bool:
     return True
 
 
+def reference_calls(reference: Any) -> list[tuple[str, dict[str, Any]]] | None:
+    """The tool calls of a reference solution (a list of turns or a transcript string); None if unreadable."""
+    if isinstance(reference, str):
+        turns = [parse_turn(text) for text in split_transcript(reference)]
+        if any(turn.error is not None for turn in turns):
+            return None
+        return [(c.name, c.arguments) for turn in turns for c in turn.calls]
+    if isinstance(reference, list):
+        calls = []
+        for turn in reference:
+            if isinstance(turn, list):
+                calls += [(c["name"], dict(c.get("arguments") or {})) for c in turn]
+        return calls
+    return None
+
+
+def expected_final_state(hidden: dict[str, Any], initial: dict[str, Any]) -> dict[str, Any] | None:
+    """The state the task expects at the end: given, or left by replaying its reference; None if neither."""
+    if isinstance(hidden.get("expected_state"), dict):
+        return hidden["expected_state"]
+    calls = reference_calls(hidden.get("reference"))
+    return None if calls is None else replay_calls(hidden["world"], initial, calls)
+
+
+def goal_paths(goal: dict[str, Any]) -> list[list[str]]:
+    """The key paths a goal names (`state` down to its non-object values, and `absent`)."""
+    paths: list[list[str]] = [[str(step) for step in path] for path in goal.get("absent") or []]
+    stack: list[tuple[Any, list[str]]] = [(goal.get("state") or {}, [])]
+    while stack:
+        value, prefix = stack.pop()
+        if isinstance(value, dict) and value:
+            stack.extend((v, [*prefix, str(k)]) for k, v in value.items())
+        elif prefix:
+            paths.append(prefix)
+    return paths
+
+
 def answers_match(expected: Any, given: str | None) -> bool:
     if given is None:
         return False
@@ -71,6 +120,9 @@ class ToolEpisode:
         self.task = task
         world_class = WORLDS[hidden["world"]]
         self.world: World = world_class(hidden.get("state"))
+        self.initial_state = copy.deepcopy(self.world.state)
+        self.expected_state = expected_final_state(hidden, self.initial_state)
+        self.allowed_changes = [list(path) for path in hidden.get("allowed_changes") or []]
         self.tools = world_class.tools()
         self.validators = {
             name: Draft202012Validator(spec.schema["function"]["parameters"])
@@ -88,6 +140,7 @@ class ToolEpisode:
         self.calls_made = 0
         self.malformed_turns = 0
         self.violations: list[str] = []
+        self.limits_hit: set[str] = set()
         self.final_answer: str | None = None
         self.done = False
 
@@ -101,6 +154,8 @@ class ToolEpisode:
         turn = parse_turn(text)
         if turn.error is not None:
             self.malformed_turns += 1
+            if turn.limit is not None:
+                self.limits_hit.add(turn.limit)
             observation = json.dumps({"error": f"malformed turn: {turn.error}"})
         elif turn.final_answer is not None:
             self.final_answer = turn.final_answer
@@ -151,17 +206,40 @@ class ToolEpisode:
             return False
         return not any(_exists(state, list(path)) for path in self.goal.get("absent") or [])
 
+    def state_diff(self) -> StateDiff:
+        """How the final state differs from the expected one (or, without one, from the frame rule)."""
+        if self.expected_state is not None:
+            return classify(self.initial_state, self.expected_state, self.world.state, self.allowed_changes)
+        journals = [[key] for key in type(self.world).journal_keys]
+        outside: list[Path] = frame_violations(
+            self.initial_state, self.world.state, goal_paths(self.goal), self.allowed_changes + journals
+        )
+        return StateDiff(side_effects=outside)
+
     def verdict(self) -> Verdict:
-        goal = self.goal_reached()
+        diff = self.state_diff()
+        goal = self.goal_reached() and not diff.missing
+        no_side_effects = not diff.side_effects
         answer_needed = "answer" in self.goal
         answer_ok = not answer_needed or answers_match(self.goal["answer"], self.final_answer)
         clean = not self.violations
-        passed = goal and answer_ok and clean
+        passed = goal and no_side_effects and answer_ok and clean
         efficiency = min(1.0, self.optimal_calls / max(1, self.calls_made)) if passed else 0.0
-        gates = [name for name, ok in (("goal", goal), ("answer", answer_ok), ("policy", clean)) if not ok]
+        gates = [
+            name
+            for name, ok in (
+                ("goal", goal),
+                ("side_effects", no_side_effects),
+                ("answer", answer_ok),
+                ("policy", clean),
+            )
+            if not ok
+        ]
         feedback = []
         if not goal:
             feedback.append("the goal state was not reached")
+        if not no_side_effects:
+            feedback.append("changes the task did not ask for: " + StateDiff.describe(diff.side_effects))
         if not answer_ok:
             feedback.append("no final answer" if self.final_answer is None else "the final answer is wrong")
         if self.violations:
@@ -172,7 +250,7 @@ class ToolEpisode:
             reward=(w_goal + w_efficiency * efficiency) if passed else 0.0,
             passed=passed,
             components={
-                "goal": Component(w_goal if goal and answer_ok else 0.0, w_goal),
+                "goal": Component(w_goal if goal and no_side_effects and answer_ok else 0.0, w_goal),
                 "efficiency": Component(
                     w_efficiency * efficiency,
                     w_efficiency,
@@ -182,5 +260,7 @@ class ToolEpisode:
             gates=gates,
             feedback="Goal reached." if passed else "; ".join(feedback).capitalize() + ".",
             flags=["malformed_turns"] * bool(self.malformed_turns)
-            + ["policy_violation"] * bool(self.violations),
+            + ["policy_violation"] * bool(self.violations)
+            + ["unauthorized_side_effect"] * (not no_side_effects)
+            + [f"limit:{name}" for name in sorted(self.limits_hit)],
         )

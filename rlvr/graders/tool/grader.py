@@ -9,39 +9,16 @@ reward.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.graders.compose import normalized_weights
+from rlvr.graders.tool.calls import split_transcript
 from rlvr.graders.tool.episode import DEFAULT_WEIGHTS, ToolEpisode
 
-_TURN_KEYS = ("role", "final_answer", "tool_calls")
-
-
-def _is_turn(value: Any) -> bool:
-    return isinstance(value, dict) and any(key in value for key in _TURN_KEYS) and "function" not in value
-
-
-def split_transcript(completion: str) -> list[str]:
-    """The agent's turns, each as the text the env would have received."""
-    try:
-        whole = json.loads(completion)
-    except (ValueError, RecursionError):
-        whole = None
-    if isinstance(whole, list) and whole and all(_is_turn(item) for item in whole):
-        return [json.dumps(item) for item in whole]
-    lines = [line for line in completion.splitlines() if line.strip()]
-    if len(lines) > 1:
-        try:
-            parsed = [json.loads(line) for line in lines]
-        except (ValueError, RecursionError):
-            parsed = []
-        if parsed and all(_is_turn(item) for item in parsed):
-            return lines
-    return [completion]
+__all__ = ["ToolGrader", "split_transcript"]
 
 
 class ToolGrader(Grader):

@@ -343,3 +343,86 @@ def test_truncated_completions_get_the_overlong_penalty(tokenizer: Any) -> None:
     for reward, length in zip(rollout.rewards.tolist(), rollout.sequences.lengths.tolist(), strict=True):
         penalty = 0.0 if length <= 4 else -min(1.0, (length - 4) / 2)  # DAPO, budget 6, buffer 2
         assert reward == pytest.approx(1.0 + penalty)
+
+
+def test_a_checkpoints_generation_config_does_not_change_sampling(tokenizer: Any) -> None:
+    """generate() fills every unset setting from the model's generation_config.json; the trainer
+    sets them all and sets the saved config aside, so hostile defaults change nothing."""
+    from transformers import GenerationConfig
+
+    model = tiny(tokenizer)
+    torch.manual_seed(0)
+    plain = generate(model, tokenizer, PROMPTS, 1.0, 8)
+    model.generation_config = GenerationConfig(
+        top_k=2,
+        top_p=0.3,
+        min_p=0.5,
+        typical_p=0.2,
+        repetition_penalty=3.0,
+        no_repeat_ngram_size=1,
+        min_new_tokens=8,
+        suppress_tokens=list(range(2, 200)),
+        temperature=0.1,
+        do_sample=False,
+    )
+    torch.manual_seed(0)
+    hostile = generate(model, tokenizer, PROMPTS, 1.0, 8)
+    assert torch.equal(plain.completion_ids, hostile.completion_ids)
+    assert model.generation_config.top_k == 2  # the model's own config is back in place afterwards
+
+
+def test_several_stop_ids_end_a_completion(tokenizer: Any) -> None:
+    from rlvr.trainer.masks import completion_mask
+
+    ids = torch.tensor([[5, 7, 9, 9], [5, 1, 7, 9], [5, 6, 6, 6]])
+    mask, truncated = completion_mask(ids, [1, 7])
+    assert mask.tolist() == [[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 1]]
+    assert truncated.tolist() == [False, False, True]
+    model = tiny(tokenizer)
+    torch.manual_seed(0)
+    free = generate(model, tokenizer, PROMPTS, 1.0, 8)
+    stop = int(free.completion_ids[0, 1])  # a token the model samples second: make it a stop token
+    torch.manual_seed(0)
+    stopped = generate(model, tokenizer, PROMPTS, 1.0, 8, stop_ids=[stop])
+    assert stopped.mask[0].tolist()[:3] == [1.0, 1.0, 0.0] and not bool(stopped.truncated[0])
+    assert torch.equal(stopped.completion_ids[0, :2], free.completion_ids[0, :2])
+
+
+def test_learning_rate_warmup_and_schedules() -> None:
+    from rlvr.trainer.grpo import lr_multiplier
+
+    config = TrainConfig()
+    config.grpo.steps, config.grpo.num_iterations, config.grpo.warmup_steps = 5, 2, 3  # 10 optimiser steps
+    constant = lr_multiplier(config)
+    assert [constant(n) for n in range(5)] == pytest.approx([0.25, 0.5, 0.75, 1.0, 1.0])
+    config.grpo.lr_schedule = "linear"
+    linear = lr_multiplier(config)
+    assert linear(3) == 1.0 and linear(10) == 0.0 and linear(6) == pytest.approx(4 / 7)
+    config.grpo.lr_schedule = "cosine"
+    cosine = lr_multiplier(config)
+    assert cosine(3) == 1.0 and cosine(10) == pytest.approx(0.0) and 0 < cosine(6) < 1
+    config.grpo.warmup_steps = 0
+    assert lr_multiplier(TrainConfig())(0) == 1.0  # the default: constant, no warmup
+
+
+def test_unbiased_kl_weights_k3_by_the_ratio() -> None:
+    torch.manual_seed(0)
+    logp = torch.randn(3, 4, requires_grad=True)
+    old, ref = logp.detach() + 0.3 * torch.randn(3, 4), logp.detach() + 0.5 * torch.randn(3, 4)
+    mask, advantages = torch.ones(3, 4), torch.zeros(3)
+    norms = BatchNorms.of(mask, 4)
+    plain = grpo_loss(logp, old, ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k3")
+    unbiased = grpo_loss(logp, old, ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k3_unbiased")
+    assert plain.kl is not None and unbiased.kl is not None
+    assert torch.allclose(unbiased.kl, torch.exp(logp - old) * plain.kl)
+    same = grpo_loss(
+        logp, logp.detach(), ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k3_unbiased"
+    )
+    k3_at_ratio_one = grpo_loss(logp, logp.detach(), ref, advantages, mask, norms=norms, beta=1.0)
+    assert torch.allclose(same.loss, k3_at_ratio_one.loss)  # ratio 1: the values are k3's
+    # ... but the gradient keeps the ratio's term: grad(ratio * k3) = k3 * grad(logp) + grad(k3)
+    (grad_unbiased,) = torch.autograd.grad(same.loss, logp)
+    (grad_k3,) = torch.autograd.grad(k3_at_ratio_one.loss, logp)
+    assert not torch.allclose(grad_unbiased, grad_k3)
+    with pytest.raises(ValueError, match="kl_estimator"):
+        grpo_loss(logp, old, ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k2")  # type: ignore[arg-type]

@@ -30,6 +30,7 @@ class ModelConfig:
     path: str = ""  # a local Hugging Face causal-LM directory; "" builds the tiny demo model
     dtype: DType = "float32"
     template: Template = "auto"  # how turns are rendered: the tokenizer's chat template, or plain text
+    short_prompts: bool = False  # episodes open with the task's bare instruction (no tool schemas)
     stop_tokens: list[str] = field(default_factory=list)  # extra tokens that end a turn (EOS always does)
     lora_rank: int = 0  # > 0 trains a peft LoRA adapter; the reference is the adapter-disabled model
     lora_alpha: int = 16

@@ -119,6 +119,13 @@ def make_template(tokenizer: Any, kind: str, stop_ids: Sequence[int]) -> TurnTem
     return PlainTemplate(tokenizer)
 
 
+def first_message(task: Task, observation: str, short: bool) -> str:
+    """The env's first observation, or with `short` the task's bare instruction (`meta["instruction"]`:
+    the task without the tool schemas, which are the same for every task of a world) when it has one.
+    A tiny model learns the tools from its warm start; a real model should see the full prompt."""
+    return str(task.meta.get("instruction", observation)) if short else observation
+
+
 # ------------------------------------------------------------------------------------- episodes
 @dataclass
 class Episode:
@@ -174,10 +181,11 @@ class EpisodeRunner:
         split: str | None = None,
         max_turns: int = 0,
         stop_ids: Sequence[int] = (),
+        short_prompts: bool = False,
     ) -> None:
         self.env_id, self.pack, self.grader = env_id, pack, grader
         self.tokenizer, self.template = tokenizer, template
-        self.split, self.max_turns = split, max_turns
+        self.split, self.max_turns, self.short_prompts = split, max_turns, short_prompts
         self.stop_ids = stop_ids_of(tokenizer, stop_ids)
         self.episode_budget = 0
         self.envs: list[gym.Env[Any, Any]] = []
@@ -207,8 +215,9 @@ class EpisodeRunner:
         episodes = []
         for env, task in zip(envs, tasks, strict=True):
             observation, _ = env.reset(options={"task_id": task.id})
-            episode = Episode(task, self.template.prompt_ids(observation))
-            episode.history.append({"role": "user", "content": observation})
+            prompt = first_message(task, str(observation), self.short_prompts)
+            episode = Episode(task, self.template.prompt_ids(prompt))
+            episode.history.append({"role": "user", "content": prompt})
             episodes.append(episode)
         pad_id = int(self.tokenizer.pad_token_id)
         while running := [i for i, e in enumerate(episodes) if e.running]:

@@ -145,7 +145,9 @@ def starting_policy(
     if sft_steps > 0 or not config.model.path:
         if episodes:
             tasks = pack.tasks(config.run.train_split)[: config.sft.examples]
-            transcripts = teachers.teacher_transcripts(env_id_for(config, pack), pack, grader, tasks)
+            transcripts = teachers.teacher_transcripts(
+                env_id_for(config, pack), pack, grader, tasks, config.model.short_prompts
+            )
             texts = teachers.transcript_texts(transcripts)
         else:
             pairs = pack.sft_examples(config.sft.examples, config.run.seed, config.sft.bug_rate)  # type: ignore[attr-defined]
@@ -226,6 +228,7 @@ def make_agent(config: TrainConfig, pack: TaskPack, grader: Grader, tokenizer: A
             make_template(tokenizer, config.model.template, stops),
             max_turns=config.grpo.max_turns,
             stop_ids=stops,
+            short_prompts=config.model.short_prompts,
         )
     return Agent(tokenizer, grader, stops, runner)
 

@@ -17,7 +17,7 @@ import gymnasium as gym
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
 from rlvr.graders.base import Grader
-from rlvr.trainer.episodes import Episode, TurnTemplate
+from rlvr.trainer.episodes import Episode, TurnTemplate, first_message
 
 
 def has_reference_turns(pack: TaskPack, split: str) -> bool:
@@ -42,7 +42,7 @@ def reference_turns(task: Task) -> list[str]:
 
 
 def teacher_transcripts(
-    env_id: str, pack: TaskPack, grader: Grader, tasks: list[Task]
+    env_id: str, pack: TaskPack, grader: Grader, tasks: list[Task], short_prompts: bool = False
 ) -> list[tuple[Task, list[dict[str, str]]]]:
     """Each task's reference turns played through its env: the conversation as messages."""
     env = gym.make(env_id, pack=pack, grader=grader, disable_env_checker=True)
@@ -50,7 +50,7 @@ def teacher_transcripts(
     try:
         for task in tasks:
             observation, _ = env.reset(options={"task_id": task.id})
-            history = [{"role": "user", "content": str(observation)}]
+            history = [{"role": "user", "content": first_message(task, str(observation), short_prompts)}]
             for turn in reference_turns(task):
                 history.append({"role": "assistant", "content": turn})
                 observation, _, terminated, truncated, _ = env.step(turn)
@@ -80,5 +80,3 @@ def teacher_episode(
         else:
             episode.add(template.observation_ids(history[:index], message["content"]), sampled=False)
     return episode
-
-

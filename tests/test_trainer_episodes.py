@@ -242,7 +242,7 @@ def test_episode_advantages_equal_the_group_formula(
     for row, advantage in enumerate(expected):
         assert torch.allclose(per_token[row][mask[row].bool()], torch.tensor(-advantage), atol=1e-5)
     assert stats["grad_norm"] > 0
-    metrics = grpo.rollout_metrics(rollout, tokenizer)
+    metrics = grpo.rollout_metrics(rollout)
     assert metrics["turns_per_episode"] >= 2 and 0 < metrics["malformed_turn_rate"] < 1
     assert metrics["tool_calls_per_episode"] > 0 and any(k.startswith("tool_calls/") for k in metrics)
     agent.runner.close()  # type: ignore[union-attr]

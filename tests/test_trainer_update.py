@@ -185,7 +185,7 @@ def rollout_for(model: Any, tokenizer: Any, grader: Any, tasks: list[Task], conf
     rollout = collect_rollout(
         model, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 1)
     )
-    return rollout, rollout_metrics(rollout, tokenizer)
+    return rollout, rollout_metrics(rollout)
 
 
 def kept_task_ids(rollout: Rollout) -> list[str]:

@@ -323,7 +323,7 @@ def collect_rollout(
     return Rollout(sequences, ids, verdicts, rewards, keep, episodes, groups, rounds)
 
 
-def rollout_metrics(rollout: Rollout, tokenizer: Any) -> dict[str, float]:
+def rollout_metrics(rollout: Rollout) -> dict[str, float]:
     """What the step sampled, kept or not: rewards, lengths, grading faults, agent statistics."""
     s = rollout.sequences
     undisrupted = torch.tensor([not v.disrupted for v in rollout.verdicts], dtype=torch.bool)
@@ -547,7 +547,7 @@ def train(
                 step_started = time.perf_counter()
                 learning_rate = optimizer.param_groups[0]["lr"]
                 rollout = collect_rollout(policy, agent, curriculum, sampler, config, levels)
-                stats = rollout_metrics(rollout, tokenizer)
+                stats = rollout_metrics(rollout)
                 generated = time.perf_counter()
                 if rollout.keep.any():
                     update = policy_update(policy, reference, optimizer, rollout, config, scheduler)

@@ -1,4 +1,5 @@
-"""Shared fixtures: one real CodeGrader on the real humaneval pack per test session."""
+"""Shared fixtures (one real CodeGrader on the real humaneval pack per test session) and the `slow`
+marker: long soaks and end-to-end runs are skipped unless `--slow` is given (`./run test --slow`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,19 @@ import pytest
 
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import load_pack
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--slow", action="store_true", default=False, help="also run tests marked slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --slow (./run test --slow)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

@@ -316,7 +316,9 @@ def test_openai_policy_times_out_requests() -> None:
         generation = one(server.url, retries=1, timeout=0.3)
         elapsed = time.monotonic() - started
     assert generation.text is None and "timed out" in (generation.error or "")
-    assert server.posts == 2 and elapsed < 2.5  # two 0.3 s attempts, not the server's 3 s answers
+    # Without the per-request timeout the client would wait for both 3 s answers (>= 6 s); the bound
+    # is that behaviour, not a performance target, so a loaded machine cannot fail it.
+    assert server.posts == 2 and elapsed < 6.0
 
 
 def test_openai_policy_reports_an_unreachable_server() -> None:

@@ -63,6 +63,7 @@ def base_record(
         "gates": [],
         "error": None,
         "flags": [],
+        "visible_passed": None,
         "timeout": False,
         "syntax_error": None,
         "hallucinated_imports": None,
@@ -84,7 +85,16 @@ def graded_record(
 ) -> dict[str, Any]:
     record = base_record(pack, task, task.id, sample, generation)
     verdict_json = verdict.to_json()
-    for name in ("reward", "passed", "components", "components_max", "gates", "error", "flags"):
+    for name in (
+        "reward",
+        "passed",
+        "components",
+        "components_max",
+        "gates",
+        "error",
+        "flags",
+        "visible_passed",
+    ):
         record[name] = verdict_json[name]
     record["timeout"] = is_timeout(verdict)
     if family == "code" and generation.text is not None:

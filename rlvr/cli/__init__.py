@@ -14,6 +14,7 @@ COMMANDS: list[str] = [
     "rlvr.cli.train",
     "rlvr.cli.bench",
     "rlvr.cli.serve",
+    "rlvr.cli.inspect",
 ]
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from rlvr.core.pack import Problem
 from rlvr.task_packs.directory import validate_directory
+from rlvr.task_packs.importers import FORMATS, import_dataset
 from rlvr.task_packs.registry import PackError, available_names, list_packs, load_pack
 
 
@@ -30,6 +31,30 @@ def add_parser(subparsers: Any) -> None:
     )
     validate.add_argument("path")
     validate.set_defaults(func=run_validate)
+    importing = sub.add_parser(
+        "import", help="make a pack from a dataset file (APPS/TACO, CodeContests, LiveCodeBench, JSONL)"
+    )
+    importing.add_argument("file", help="a .jsonl, .json or .parquet file")
+    importing.add_argument(
+        "--format", required=True, choices=FORMATS, dest="layout", help="the file's layout"
+    )
+    importing.add_argument("--out", required=True, help="directory to write pack.toml and tasks.jsonl to")
+    importing.add_argument("--name", default=None, help="pack name (default: the --out directory's name)")
+    importing.add_argument("--split", default="train", help="split of rows that name none (default: train)")
+    importing.set_defaults(func=run_import)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Import every good row; report each bad one with file, row and field (exit 1 if any)."""
+    source = Path(args.file)
+    if not source.is_file():
+        print(f"rlvr packs import: no such file: {source}", file=sys.stderr)
+        return 2
+    count, problems = import_dataset(source, args.layout, args.out, name=args.name, split=args.split)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    print(f"wrote {count} task(s) to {args.out}" + (f"; {len(problems)} row(s) skipped" if problems else ""))
+    return 1 if problems else 0
 
 
 def run_list(args: argparse.Namespace) -> int:

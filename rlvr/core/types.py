@@ -80,6 +80,9 @@ class Verdict:
     error: str | None = None
     flags: list[str] = field(default_factory=list)
     fault: Fault | None = None
+    # Did the completion pass the examples its prompt shows? None where the task shows none (or the
+    # family does not say). Beside `passed` (the hidden tests) it measures hard-coding: the hacking gap.
+    visible_passed: bool | None = None
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.reward):
@@ -110,6 +113,7 @@ class Verdict:
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
             "error": self.error,
             "fault": self.fault,
+            "visible_passed": self.visible_passed,
             "flags": list(self.flags),
         }
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from rlvr.core.pack import Problem, TaskPack
 from rlvr.core.types import FAMILIES, Task
+from rlvr.specs.programs import ProgramSpecError, parse_spec
 
 
 class PackValidationError(ValueError):
@@ -43,7 +44,17 @@ def need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
     return []
 
 
+def _check_program(line: dict[str, Any]) -> list[tuple[str, str]]:
+    try:
+        parse_spec({"program": line["program"]})
+    except ProgramSpecError as exc:
+        return [("program", str(exc))]
+    return []
+
+
 def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
+    if "program" in line:  # a whole program on stdin/stdout, or call-based with expected outputs
+        return _check_program(line)
     problems = need_str(line, "entry_point") + need_str(line, "reference")
     tests, check = line.get("tests"), line.get("check")
     if tests is None and check is None:
@@ -66,6 +77,8 @@ def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _hidden_code(line: dict[str, Any]) -> dict[str, Any]:
+    if "program" in line:
+        return {"program": line["program"]}
     return {
         "entry_point": line["entry_point"],
         "reference": line["reference"],

@@ -20,6 +20,7 @@ from rlvr.graders.code.extract import build_program
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import CodeOracle, OracleCache, OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
+from rlvr.graders.code.programs.runner import ProgramTasks
 from rlvr.graders.code.properties.stateful import sandbox_source
 from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
 from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, SyntaxReport, analyze
@@ -27,6 +28,7 @@ from rlvr.graders.code.typecheck.checker import TypeChecker, TypeReport
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
 from rlvr.sandbox import make_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
+from rlvr.specs.programs import is_program_task
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
 CANDIDATE_FAULTS = {
@@ -77,9 +79,44 @@ class CodeGrader(Grader):
         self._reference_counts: dict[str, list[int | None]] = {}
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-types")
+        self._programs: ProgramTasks | None = None
 
     # ------------------------------------------------------------------ batch entry point
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        """Function tasks here; whole-program (stdin/stdout) tasks through `ProgramTasks`."""
+        is_program = [is_program_task(t.hidden) for t in tasks]
+        if not any(is_program):
+            return self._grade_functions(tasks, completions)
+        verdicts: list[Verdict | None] = [None] * len(tasks)
+        for wanted, grade in ((False, self._grade_functions), (True, self._grade_programs)):
+            positions = [i for i, flag in enumerate(is_program) if flag is wanted]
+            if positions:
+                graded = grade([tasks[i] for i in positions], [completions[i] for i in positions])
+                for i, verdict in zip(positions, graded, strict=True):
+                    verdicts[i] = verdict
+        return [
+            v if v is not None else Verdict.failure("", "internal: ungraded", fault="grader")
+            for v in verdicts
+        ]
+
+    def _grade_programs(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        out: list[Verdict | None] = [None] * len(tasks)
+        runnable = []
+        for index, completion in enumerate(completions):
+            if not isinstance(completion, str) or not completion.strip():
+                out[index] = Verdict.failure(tasks[index].id, "empty completion")
+            else:
+                runnable.append(index)
+        if self._programs is None:
+            self._programs = ProgramTasks(self.sandbox, self.type_checker, self.weights)
+        graded = self._programs.grade([tasks[i] for i in runnable], [completions[i] for i in runnable])
+        for i, verdict in zip(runnable, graded, strict=True):
+            out[i] = verdict
+        return [
+            v if v is not None else Verdict.failure("", "internal: ungraded", fault="grader") for v in out
+        ]
+
+    def _grade_functions(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         verdicts: list[Verdict | None] = [None] * len(tasks)
         prepared: list[_Prepared] = []
         for index, (task, completion) in enumerate(zip(tasks, completions, strict=True)):

@@ -1,0 +1,327 @@
+"""Grade program tasks: syntax, types, tests (one sandboxed run per test, compared here), perf.
+
+Tests stream through the sandbox in chunks bounded by input and output size, so a problem with
+hundreds of tests and multi-MB inputs never sends the whole set to one child; with the default
+all-or-nothing gate a candidate stops at its first failing chunk. The layers and gates are the code
+family's: syntax and tests are hard gates. Perf is the counted-ops ratio against the task's
+reference program when it ships one; without a reference it is not measured and its weight is
+spread over the other layers for that task.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from rlvr.core.types import Component, Task, Verdict
+from rlvr.graders.code.extract import last_fenced_block
+from rlvr.graders.code.perf import perf_score
+from rlvr.graders.code.programs.compare import JudgeFn, JudgeRaised, load_judge, text_matches, value_matches
+from rlvr.graders.code.programs.driver import CALL_ENTRY, RUN_ENTRY, driver_source
+from rlvr.graders.code.syntax import analyze
+from rlvr.graders.code.typecheck.checker import TypeChecker
+from rlvr.graders.compose import CODE_GATES, gated_reward, normalized_weights
+from rlvr.sandbox.pool import ExecResult, Job
+from rlvr.specs.programs import ProgramSpec, ProgramSpecError, ProgramTest, parse_spec
+
+CHUNK_INPUT_BYTES = 4 << 20
+CHUNK_OUTPUT_BYTES = 8 << 20
+MIN_OUTPUT_BYTES = 4096
+RUN_FAULTS = {
+    "timeout": "timeout:tests",
+    "crash": "crash",
+    "output_limit": "output_limit",
+    "protocol": "forged_output",
+    "load_error": "load_error",
+}
+
+
+def extract_program(completion: str) -> str:
+    """The program in a completion: its last fenced Python block, else the whole text (a BOM is
+    dropped; the syntax layer reports what is wrong with anything else)."""
+    text = completion.removeprefix("\ufeff")
+    fenced = last_fenced_block(text)
+    return fenced if fenced is not None else text
+
+
+@dataclass
+class _Candidate:
+    index: int
+    task: Task
+    spec: ProgramSpec
+    program: str
+    passed: list[bool] = field(default_factory=list)
+    counts: list[int | None] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    failure: str = ""
+    stopped: bool = False
+    sandbox_error: str = ""
+    wall: float = 0.0
+
+
+def _chunks(spec: ProgramSpec) -> list[range]:
+    """Consecutive test ranges whose inputs and allowed outputs fit one sandbox job."""
+    out: list[range] = []
+    start, input_bytes, output_bytes = 0, 0, 0
+    for i, test in enumerate(spec.tests):
+        size_in = len(repr(test.input))
+        size_out = _output_budget(test.output)
+        if i > start and (
+            input_bytes + size_in > CHUNK_INPUT_BYTES or output_bytes + size_out > CHUNK_OUTPUT_BYTES
+        ):
+            out.append(range(start, i))
+            start, input_bytes, output_bytes = i, 0, 0
+        input_bytes += size_in
+        output_bytes += size_out
+    out.append(range(start, len(spec.tests)))
+    return out
+
+
+def _output_budget(expected: Any) -> int:
+    return 2 * len(repr(expected)) + MIN_OUTPUT_BYTES
+
+
+class ProgramTasks:
+    """Grades the program tasks of a batch for the code grader, with its sandbox and type checker."""
+
+    def __init__(self, sandbox: Any, type_checker: TypeChecker | None, weights: dict[str, float]) -> None:
+        self.sandbox = sandbox
+        self.type_checker = type_checker
+        self.weights = weights
+        self._judges: dict[str, JudgeFn] = {}
+        self._reference_counts: dict[str, list[int | None] | None] = {}
+        self._generated: dict[str, tuple[ProgramTest, ...]] = {}
+
+    def grade(self, tasks: Sequence[Task], completions: Sequence[str]) -> list[Verdict]:
+        verdicts: list[Verdict | None] = [None] * len(tasks)
+        candidates: list[_Candidate] = []
+        syntax_seconds: dict[int, float] = {}
+        for index, (task, completion) in enumerate(zip(tasks, completions, strict=True)):
+            try:
+                spec = self._with_generated_tests(task, parse_spec(task.hidden))
+                if spec.judge is not None and task.id not in self._judges:
+                    self._judges[task.id] = load_judge(spec.judge)
+            except ProgramSpecError as exc:
+                verdicts[index] = Verdict.failure(task.id, f"task cannot be graded: {exc}", fault="task")
+                continue
+            started = time.perf_counter()
+            program = extract_program(completion)
+            report = analyze(program)
+            syntax_seconds[index] = time.perf_counter() - started
+            if not report.ok:
+                where = f" (line {report.line})" if report.line else ""
+                components = {name: Component(0.0, 1.0) for name in ("syntax", "types", "tests", "perf")}
+                components["syntax"] = Component(0.0, 1.0, report.message)
+                verdicts[index] = Verdict(
+                    task.id,
+                    0.0,
+                    False,
+                    components,
+                    ["syntax"],
+                    f"syntax error{where}: {report.message}",
+                    {"syntax": syntax_seconds[index]},
+                )
+                continue
+            candidates.append(_Candidate(index, task, spec, program))
+
+        started = time.perf_counter()
+        types = self.type_checker.check_many([c.program for c in candidates]) if self.type_checker else []
+        types_seconds = (time.perf_counter() - started) / max(1, len(candidates))
+        self._run_tests(candidates)
+        self._measure_references(candidates)
+        for position, candidate in enumerate(candidates):
+            verdicts[candidate.index] = self._verdict(
+                candidate,
+                types[position] if types else None,
+                {"syntax": syntax_seconds[candidate.index], "types": types_seconds, "tests": candidate.wall},
+            )
+        return [
+            v if v is not None else Verdict.failure("", "internal: ungraded", fault="grader")
+            for v in verdicts
+        ]
+
+    # ------------------------------------------------------------------ generated tests
+    def _with_generated_tests(self, task: Task, spec: ProgramSpec) -> ProgramSpec:
+        """Differential tests: the pack's generator draws stdin texts (seeded by the task id) and the
+        reference program's outputs, run in the sandbox like any program, become extra hidden
+        tests. Inputs on which the reference fails are dropped. Computed once per task."""
+        if spec.generator is None or spec.reference is None:
+            return spec
+        extra = self._generated.get(task.id)
+        if extra is None:
+            extra = self._generate(task, spec)
+            self._generated[task.id] = extra
+        return replace(spec, tests=spec.tests + extra)
+
+    def _generate(self, task: Task, spec: ProgramSpec) -> tuple[ProgramTest, ...]:
+        namespace: dict[str, Any] = {"__name__": "rlvr_generator"}
+        try:
+            exec(compile(spec.generator or "", "<generator>", "exec"), namespace)
+            generate = namespace["generate"]
+            rng = random.Random(zlib.crc32(task.id.encode()))
+            inputs = [str(generate(rng)) for _ in range(spec.generated_tests)]
+        except Exception as exc:
+            raise ProgramSpecError(f"generator failed: {type(exc).__name__}: {exc}") from exc
+        probe = replace(spec, tests=tuple(ProgramTest(i, " " * 65536) for i in inputs), call=None)
+        result = self.sandbox.run_many(
+            [self._job(probe, spec.reference or "", range(len(inputs)), trace=False)]
+        )[0]
+        if result.status != "ok":
+            raise ProgramSpecError(f"the reference did not run on the generated inputs ({result.status})")
+        tests = []
+        for stdin, outcome in zip(inputs, result.outcomes, strict=False):
+            value = outcome.value if outcome is not None and outcome.ok else None
+            if (
+                isinstance(value, list)
+                and len(value) == 5
+                and value[1] == 0
+                and value[2] is None
+                and not value[4]
+            ):
+                tests.append(ProgramTest(stdin, value[0]))
+        return tuple(tests)
+
+    # ------------------------------------------------------------------ tests
+    def _job(self, spec: ProgramSpec, program: str, tests: range, trace: bool = True) -> Job:
+        if spec.call is None:
+            calls = [(spec.tests[i].input, _output_budget(spec.tests[i].output)) for i in tests]
+            entry = RUN_ENTRY
+        else:
+            calls = [(spec.call, spec.tests[i].input, _output_budget(spec.tests[i].output)) for i in tests]
+            entry = CALL_ENTRY
+        budget = sum(_output_budget(spec.tests[i].output) for i in tests)
+        return Job(
+            source=driver_source(program),
+            entry=entry,
+            calls=calls,
+            timeout=spec.time_limit * len(tests) + 1.0,
+            trace=trace,
+            mem_mb=spec.memory_mb,
+            max_output=budget + MIN_OUTPUT_BYTES * len(tests),
+        )
+
+    def _run_tests(self, candidates: list[_Candidate]) -> None:
+        plans = {id(c): _chunks(c.spec) for c in candidates}
+        round_number = 0
+        while True:
+            active = [c for c in candidates if not c.stopped and round_number < len(plans[id(c)])]
+            if not active:
+                return
+            jobs = [self._job(c.spec, c.program, plans[id(c)][round_number]) for c in active]
+            results = self.sandbox.run_many(jobs)
+            for candidate, result in zip(active, results, strict=True):
+                self._score_chunk(candidate, plans[id(candidate)][round_number], result)
+                if not all(candidate.passed) and not candidate.spec.partial_credit:
+                    candidate.stopped = True  # the gate is all-or-nothing: the rest cannot change it
+            round_number += 1
+
+    def _score_chunk(self, candidate: _Candidate, tests: range, result: ExecResult) -> None:
+        candidate.wall += result.wall
+        for flag in result.flags:
+            if flag not in candidate.flags:
+                candidate.flags.append(flag)
+        if result.sandbox_error:
+            candidate.sandbox_error = result.detail or result.status
+            candidate.stopped = True
+            return
+        spec = candidate.spec
+        for offset, i in enumerate(tests):
+            outcome = result.outcomes[offset] if offset < len(result.outcomes) else None
+            candidate.counts.append(result.counts[offset] if offset < len(result.counts) else None)
+            ok = False
+            if outcome is not None and outcome.ok and isinstance(outcome.value, list):
+                ok = self._test_passes(candidate, spec, i, outcome.value)
+            candidate.passed.append(ok)
+            if not ok and not candidate.failure:
+                candidate.failure = f"test {i + 1} of {len(spec.tests)} failed"
+        if result.status != "ok":
+            flag = RUN_FAULTS.get(result.status, result.status)
+            if flag not in candidate.flags:
+                candidate.flags.append(flag)
+            candidate.failure = candidate.failure or f"the program stopped early ({result.status})"
+
+    def _test_passes(self, candidate: _Candidate, spec: ProgramSpec, i: int, value: list[Any]) -> bool:
+        test = spec.tests[i]
+        if spec.call is not None:
+            if len(value) != 2 or value[0] is not None:
+                return False
+            return value_matches(spec, test.output, value[1])
+        if len(value) != 5:
+            return False
+        output, exit_code, raised, _stderr_bytes, truncated = value
+        if truncated:
+            if "output_limit" not in candidate.flags:
+                candidate.flags.append("output_limit")
+            return False
+        if raised is not None or exit_code != 0 or not isinstance(output, str):
+            return False
+        try:
+            return text_matches(spec, test.input, test.output, output, self._judges.get(candidate.task.id))
+        except JudgeRaised:
+            if "judge_raised" not in candidate.flags:
+                candidate.flags.append("judge_raised")
+            return False
+
+    # ------------------------------------------------------------------ perf
+    def _measure_references(self, candidates: list[_Candidate]) -> None:
+        needed = {
+            c.task.id: c
+            for c in candidates
+            if c.spec.reference and c.task.id not in self._reference_counts and all(c.passed) and c.passed
+        }
+        if not needed or self.weights.get("perf", 0.0) <= 0:
+            return
+        items = list(needed.values())
+        jobs = [self._job(c.spec, c.spec.reference or "", range(len(c.spec.tests))) for c in items]
+        for candidate, result in zip(items, self.sandbox.run_many(jobs), strict=True):
+            counts = list(result.counts) if result.status == "ok" else None
+            self._reference_counts[candidate.task.id] = counts if counts and any(counts) else None
+
+    # ------------------------------------------------------------------ verdict
+    def _verdict(self, c: _Candidate, types: Any, timings: dict[str, float]) -> Verdict:
+        components = {"syntax": Component(1.0, 1.0)}
+        flags = list(c.flags)
+        weights = dict(self.weights)
+        if types is not None:
+            components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
+        else:
+            components["types"] = Component(0.0, 0.0, "disabled")
+        total = len(c.spec.tests)
+        passed_all = not c.sandbox_error and len(c.passed) == total and all(c.passed)
+        tests_score = sum(c.passed) / total if c.spec.partial_credit else float(passed_all)
+        components["tests"] = Component(tests_score, 1.0, c.failure)
+        reference_counts = self._reference_counts.get(c.task.id)
+        if passed_all and reference_counts is not None and c.counts and any(n for n in c.counts):
+            perf = perf_score(reference_counts, c.counts)
+            components["perf"] = Component(perf.score, 1.0, perf.detail)
+        elif passed_all:  # nothing to measure against: perf leaves this task's reward
+            weights["perf"] = 0.0
+            components["perf"] = Component(0.0, 0.0, "not measured: the task ships no reference program")
+            weights = normalized_weights(weights, self.weights, CODE_GATES)
+        else:
+            components["perf"] = Component(0.0, 1.0)
+        scores = {
+            name: (1.0 if name == "tests" and passed_all else comp.fraction)
+            for name, comp in components.items()
+        }
+        reward, failed = gated_reward(scores, weights, CODE_GATES)
+        error = f"sandbox failure: {c.sandbox_error}" if c.sandbox_error else None
+        if types is not None and types.error:
+            flags.append("types_unavailable")
+        feedback = "" if passed_all else (c.failure or "hidden tests failed")
+        return Verdict(
+            task_id=c.task.id,
+            reward=reward,
+            passed=passed_all and not failed,
+            components=components,
+            gates=failed,
+            feedback=feedback,
+            timings=timings,
+            error=error,
+            flags=flags,
+            fault="sandbox" if error else None,
+        )

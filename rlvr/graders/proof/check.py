@@ -7,8 +7,10 @@ Expressions are plain or LaTeX math (`(a+b)^2`, `2ab`, `\\frac{a}{b}`, `sqrt(x)`
 - `=`: the difference simplifies to 0 (sympy `simplify`, then `equals`);
 - `<=`/`<`/`>=`/`>`: the difference (right minus left, or the reverse) is provably non-negative / positive
   under the task's assumptions (sympy's assumption system on the simplified, factored and expanded forms).
-The chain proves the goal `L REL R` when it starts at L, ends at R, every step holds, and the composed
-relation implies REL (all `=` for an equation; same direction, and a strict step for `<`/`>`).
+The chain proves the goal `L REL R` when it starts at L and ends at R (as written, up to arithmetic), every
+step holds, and the composed relation implies REL (all `=` for an equation; same direction, and a strict step
+for `<`/`>`). Each step is also measured (rlvr/graders/proof/rewrite.py): a step that is not one small rewrite
+of the previous line, or that restates the whole goal, is reported `small: false` and fails the process gate.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 import sympy
 from latex2sympy2_extended import latex2sympy
 from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+
+from rlvr.graders.proof.rewrite import equality_rule, key, obvious_bound
 
 MAX_LINES = 60
 MAX_LINE_CHARS = 500
@@ -45,22 +49,52 @@ class ProofSyntaxError(ValueError):
     pass
 
 
-def parse_math(text: str, assumptions: dict[str, dict[str, bool]]) -> Any:
+def parse_math(text: str, assumptions: dict[str, dict[str, bool]], *, evaluate: bool = True) -> Any:
     source = text.strip().strip("$").strip()
     if not source or len(source) > MAX_LINE_CHARS:
         raise ProofSyntaxError("empty or too long expression")
     source = source.replace("**", "^").replace("·", "\\cdot ").replace("−", "-")
     source = _SQRT.sub(r"\\sqrt{\1}", source)
     source = _FUNCTIONS.sub(r"\\\1", source)
-    try:
-        expr = latex2sympy(source, conversion_config=_CONVERSION)
-    except Exception as exc:
-        raise ProofSyntaxError(f"cannot parse {text.strip()[:80]!r}") from exc
-    if not isinstance(expr, sympy.Expr):
-        raise ProofSyntaxError(f"not an expression: {text.strip()[:80]!r}")
-    default = assumptions.get("*", {"real": True})
-    symbols: list[Any] = list(expr.free_symbols)
-    return expr.xreplace({s: sympy.Symbol(s.name, **assumptions.get(s.name, default)) for s in symbols})
+    with sympy.evaluate(evaluate):
+        try:
+            expr = latex2sympy(source, conversion_config=_CONVERSION)
+        except Exception as exc:
+            raise ProofSyntaxError(f"cannot parse {text.strip()[:80]!r}") from exc
+        if not isinstance(expr, sympy.Expr):
+            raise ProofSyntaxError(f"not an expression: {text.strip()[:80]!r}")
+        default = assumptions.get("*", {"real": True})
+        symbols: list[Any] = list(expr.free_symbols)
+        return expr.xreplace({s: sympy.Symbol(s.name, **assumptions.get(s.name, default)) for s in symbols})
+
+
+class Line:
+    """One expression of a derivation, as written and evaluated."""
+
+    def __init__(self, text: str, assumptions: dict[str, dict[str, bool]]) -> None:
+        self.written = parse_math(text, assumptions, evaluate=False)
+        self.value = evaluated(self.written)
+
+
+def evaluated(expr: Any) -> Any:
+    """An expression parsed as written, rebuilt with sympy's automatic evaluation (parsing once is cheaper)."""
+    if not expr.args:
+        return expr
+    return expr.func(*[evaluated(arg) for arg in expr.args])
+
+
+def step_size(previous: Line, relation: str, current: Line, goal: tuple[Line, Line]) -> tuple[bool, str]:
+    """Whether the step is one small rewrite (and which rule), measured on the lines as written."""
+    sides = {key(previous.written), key(current.written)}
+    if sides == {key(goal[0].written), key(goal[1].written)} and len(sides) == 2:
+        return False, "restates the goal in one step"
+    if relation == "=":
+        rule = equality_rule(previous.written, current.written, previous.value, current.value)
+        return (True, rule) if rule else (False, "not one rewrite of the previous line")
+    difference = current.value - previous.value if relation in ("<=", "<") else previous.value - current.value
+    if obvious_bound(difference, relation in ("<", ">")):
+        return True, "drops a non-negative term"
+    return False, "the bound is not evident from the previous line (rewrite it first)"
 
 
 def _forms(expr: Any) -> list[Any]:
@@ -132,9 +166,13 @@ def split_lines(text: str) -> list[str]:
 
 
 def check_proof(goal: str, text: str, assumption_spec: dict[str, str] | None = None) -> dict[str, Any]:
-    """Per-step validity and whether the whole chain proves the goal (plain data, JSON-ready)."""
+    """Per-step validity and size, and whether the whole chain proves the goal (plain data, JSON-ready)."""
     assumptions = {name: ASSUMPTIONS[kind] for name, kind in (assumption_spec or {}).items()}
-    goal_left, goal_relation, goal_right = parse_goal(goal, assumptions)
+    parts = _GOAL_SPLIT.split(goal)
+    if len(parts) != 3:
+        raise ProofSyntaxError("the goal must be `left RELATION right` with one relation")
+    goal_left, goal_right = Line(parts[0], assumptions), Line(parts[2], assumptions)
+    goal_relation = RELATIONS[parts[1]]
     lines = split_lines(text)
     report: dict[str, Any] = {"steps": [], "proved": False, "problem": ""}
     if not lines:
@@ -143,50 +181,69 @@ def check_proof(goal: str, text: str, assumption_spec: dict[str, str] | None = N
     if len(lines) > MAX_LINES:
         report["problem"] = f"more than {MAX_LINES} lines"
         return report
-    previous: Any = None
+    previous: Line | None = None
     relations: list[str] = []
     for number, line in enumerate(lines, start=1):
         match = _RELATION_AT_START.match(line)
         relation, body = (RELATIONS[match.group(1)], match.group(2)) if match else ("start", line)
+        step: dict[str, Any] = {"line": number, "relation": relation, "small": True}
+        report["steps"].append(step)
         if (number == 1) != (relation == "start"):
             why = (
                 "the first line is the starting expression"
                 if number == 1
                 else "a later line must start with a relation"
             )
-            report["steps"].append({"line": number, "relation": relation, "valid": False, "why": why})
+            step |= {"valid": False, "why": why}
             previous = None
             continue
         try:
-            current = parse_math(body, assumptions)
+            current = Line(body, assumptions)
         except ProofSyntaxError as exc:
-            report["steps"].append({"line": number, "relation": relation, "valid": False, "why": str(exc)})
+            step |= {"valid": False, "why": str(exc)}
             previous = None
             continue
         if relation == "start":
-            valid, why = step_holds(current, "=", goal_left)
-            why = "starts at the goal's left side" if valid else "does not start at the goal's left side"
+            valid = current.value == goal_left.value
+            why = (
+                "starts at the goal's left side"
+                if valid
+                else "does not start at the goal's left side (as written)"
+            )
         elif previous is None:
             valid, why = False, "follows an invalid line"
         else:
-            valid, why = step_holds(previous, relation, current)
+            try:
+                valid, why = step_holds(previous.value, relation, current.value)
+                small, rule = step_size(previous, relation, current, (goal_left, goal_right))
+            except (ArithmeticError, RecursionError, TypeError, ValueError, AttributeError) as exc:
+                valid, why, small, rule = (
+                    False,
+                    f"the checker cannot handle this step ({type(exc).__name__})",
+                    False,
+                    "",
+                )
+            step |= {"small": small, "rule": rule}
             relations.append(relation)
-        report["steps"].append({"line": number, "relation": relation, "valid": valid, "why": why})
+        step |= {"valid": valid, "why": why}
         previous = current
     all_valid = all(step["valid"] for step in report["steps"])
-    ends = previous is not None and step_holds(previous, "=", goal_right)[0]
+    ends = previous is not None and previous.value == goal_right.value
     chain = compose(relations)
     proved = all_valid and ends and implies(chain, goal_relation)
     report["proved"] = proved
+    report["small_steps"] = all(step["small"] for step in report["steps"])
     if not proved:
         if not all_valid:
             report["problem"] = "some steps do not hold"
         elif not ends:
-            report["problem"] = "the chain does not end at the goal's right side"
+            report["problem"] = "the chain does not end at the goal's right side (as written)"
         else:
             report["problem"] = (
                 f"the chain proves {chain or 'nothing (mixed directions)'}, the goal needs {goal_relation}"
             )
+    elif not report["small_steps"]:
+        report["problem"] = "a step is not one small rewrite of the previous line"
     return report
 
 

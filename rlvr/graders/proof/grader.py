@@ -4,10 +4,13 @@ Task hidden spec: `goal` (`left RELATION right`, e.g. `a^2 + b^2 >= 2ab`) and op
 (symbol -> real | positive | nonnegative; key `*` sets the default, which is real). The completion is the
 chain itself, or the last fenced block of it (see rlvr/graders/proof/check.py for the format).
 
-Components (each a fraction of 1): `outcome` (the chain proves the goal; a hard gate) and `process` (the
-fraction of lines that hold, reported beside it). Default weights outcome 1.0, process 0.0; with a process weight w the reward is
-`(1 - w) * outcome + w * process`, and since a proved goal needs every line valid, every failing
-derivation still scores below every passing one.
+Components (each a fraction of 1): `outcome` (the chain proves the goal) and `process` (the fraction of
+lines that hold and are one small rewrite of the previous line, as rlvr/graders/proof/rewrite.py measures).
+Both are gates: a chain that reaches the goal through a step that is too large (or that restates the goal)
+fails gate `process` with flag `step_too_large`. Default weights outcome 1.0, process 0.0; with a process
+weight w a passing derivation scores 1 and a failing one `w * process` (< 1), so every failing derivation
+scores below every passing one. A derivation that runs the checker past its time limit is a scored failure
+(flag `timeout:proof`), not a grading error.
 """
 
 from __future__ import annotations
@@ -73,9 +76,8 @@ class ProofGrader(Grader):
         try:
             reply = self._worker.call(request, self.timeout)
         except WorkerTimeout:
-            return self._verdict(
-                task.id, None, "", started, error=f"proof check timed out after {self.timeout:g}s"
-            )
+            problem = f"the proof check ran past its {self.timeout:g}s limit (a step too costly to check)"
+            return self._verdict(task.id, None, problem, started, flags=["timeout:proof"])
         except WorkerCrash as exc:
             return self._verdict(task.id, None, "", started, error=f"proof check failed: {exc}")
         if not reply.get("ok"):
@@ -89,30 +91,35 @@ class ProofGrader(Grader):
         problem: str,
         started: float,
         error: str | None = None,
+        flags: list[str] | None = None,
     ) -> Verdict:
         steps = (report or {}).get("steps") or []
-        process = sum(bool(s.get("valid")) for s in steps) / len(steps) if steps else 0.0
+        good = [s for s in steps if s.get("valid") and s.get("small", True)]
+        process = len(good) / len(steps) if steps else 0.0
         proved = bool((report or {}).get("proved"))
+        small = proved and len(good) == len(steps)
+        passed = proved and small
         w_outcome, w_process = self.weights["outcome"], self.weights["process"]
-        bad = [s for s in steps if not s.get("valid")]
-        feedback = "Proved." if proved else (problem or "not proved").capitalize() + "."
+        bad = [s for s in steps if not s.get("valid")] or [s for s in steps if not s.get("small", True)]
+        feedback = "Proved." if passed else (problem or "not proved").capitalize() + "."
         if bad:
-            feedback += f" First failing line: {bad[0]['line']} ({bad[0]['why']})."
+            feedback += f" First failing line: {bad[0]['line']} ({bad[0].get('rule') or bad[0]['why']})."
+        gates = [] if passed else ["outcome"] if not proved else ["process"]
         return Verdict(
             task_id=task_id,
-            reward=w_outcome * proved + w_process * process,
-            passed=proved,
+            reward=1.0 if passed else w_process * process,
+            passed=passed,
             components={
                 "outcome": Component(float(proved), 1.0, f"weight {w_outcome:g}"),
                 "process": Component(
-                    process, 1.0, f"{len(steps) - len(bad)}/{len(steps)} lines hold; weight {w_process:g}"
+                    process, 1.0, f"{len(good)}/{len(steps)} lines hold as small steps; weight {w_process:g}"
                 ),
             },
-            gates=[] if proved else ["outcome"],
+            gates=gates,
             feedback=feedback,
             timings={"grade": time.perf_counter() - started},
             error=error,
-            flags=["timeout"] if error and "timed out" in error else [],
+            flags=list(flags or []) + ["step_too_large"] * (proved and not small),
         )
 
     def close(self) -> None:

@@ -84,6 +84,7 @@ class GRPOConfig:
     dynamic_sampling: bool = False  # DAPO: replace zero-variance groups with fresh tasks
     max_resample_rounds: int = 3
     micro_batch_size: int = 64
+    micro_batch_tokens: int = 0  # > 0: also cap rows x padded length per forward pass (long episodes)
     curriculum: bool = True  # start with the easiest tasks, raise difficulty as pass rate rises
     curriculum_threshold: float = 0.6
     curriculum_window: int = 2
@@ -240,6 +241,7 @@ def validate(config: TrainConfig) -> None:
     need(g.max_turns >= 0, "[grpo] max_turns must be >= 0 (0 = the env's own limit)")
     need(g.max_episode_tokens >= g.max_new_tokens, "[grpo] max_episode_tokens must be >= max_new_tokens")
     need(g.micro_batch_size >= 1, "[grpo] micro_batch_size must be >= 1")
+    need(g.micro_batch_tokens >= 0, "[grpo] micro_batch_tokens must be >= 0 (0: rows only)")
     need(g.max_grad_norm > 0, "[grpo] max_grad_norm must be > 0")
     need(0 <= g.curriculum_threshold <= 1, "[grpo] curriculum_threshold must be in [0, 1]")
     need(g.curriculum_window >= 1, "[grpo] curriculum_window must be >= 1")

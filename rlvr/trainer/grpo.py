@@ -54,7 +54,7 @@ from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.masks import overlong_penalty
 from rlvr.trainer.metrics import MetricsLog, completion_metrics, verdict_metrics
 from rlvr.trainer.plots import plot_metrics
-from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate
+from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate, micro_batches
 from rlvr.trainer.sft import episode_batches, pair_batches, supervised_warm_start
 
 
@@ -362,7 +362,7 @@ def policy_update(
     mask = sequences.mask.clone()  # the tokens the policy sampled; observations are context only
     if g.truncation == "mask":
         mask[sequences.truncated] = 0.0
-    chunks = [slice(s, s + g.micro_batch_size) for s in range(0, len(advantages), g.micro_batch_size)]
+    chunks = micro_batches(sequences, g.micro_batch_size, g.micro_batch_tokens)
 
     # Old log-probs: the sampling policy, computed once before any update (the ratio's denominator).
     # With mu = 1 the one optimiser step comes after the only gradient pass, so that pass's own

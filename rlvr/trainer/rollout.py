@@ -80,6 +80,17 @@ class Sequences:
         )
 
 
+def micro_batches(sequences: Sequences, max_rows: int, max_tokens: int = 0) -> list[slice]:
+    """Consecutive row slices of at most `max_rows` rows and, when `max_tokens` > 0, at most
+    `max_tokens` tokens counted as rows x padded length (at least one row per slice)."""
+    rows = max_rows
+    if max_tokens > 0:
+        width = sequences.prompt_ids.shape[1] + sequences.completion_ids.shape[1]
+        rows = max(1, min(max_rows, max_tokens // max(width, 1)))
+    count = sequences.prompt_ids.shape[0]
+    return [slice(s, s + rows) for s in range(0, count, rows)]
+
+
 def encode_prompts(tokenizer: Any, prompts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
     tokenizer.padding_side = "left"
     encoded = tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False)

@@ -239,7 +239,8 @@ def test_dml_is_judged_on_every_table_and_other_tables_are_read_only(
         "INSERT INTO audit VALUES (9, 'x')",
     ]:
         verdict = dml_grader.grade(task_id, f"UPDATE t SET score = score + 1; {extra};")
-        assert not verdict.passed and verdict.error is None and "sql_denied" in verdict.flags
+        assert not verdict.passed and verdict.error is None
+        assert {"sql_denied", "unauthorized_side_effect"} <= set(verdict.flags)
     extra_row = dml_grader.grade(task_id, "UPDATE t SET score = score + 1; INSERT INTO t VALUES (99, 0);")
     assert not extra_row.passed and extra_row.error is None
 

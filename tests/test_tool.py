@@ -353,7 +353,7 @@ def test_deep_tool_arguments_are_a_scored_failure_with_a_flag(depth: int) -> Non
         for completion in (turn, f"[{turn}]"):
             verdict = ToolGrader(pack).grade_many([task.id], [completion])[0]
             assert verdict.error is None and not verdict.passed and verdict.reward == 0.0
-            assert "limit:nesting" in verdict.flags or "limit:json_size" in verdict.flags
+            assert "oversized:nesting" in verdict.flags or "oversized:json_size" in verdict.flags
 
 
 # ---------------------------------------------------------------- the procedural generator

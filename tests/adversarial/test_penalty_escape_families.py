@@ -65,7 +65,7 @@ def test_tool_arguments_that_exhaust_a_limit_are_scored_failures(turn: str) -> N
     for completion in (turn, f"[{turn}]"):
         verdict = ToolGrader(tool_pack()).grade_many([task.id], [completion])[0]
         assert_scored_failure(
-            verdict, "limit:nesting", "limit:json_size", "limit:turn_size", "malformed_turns"
+            verdict, "oversized:nesting", "oversized:json_size", "oversized:turn_size", "malformed_turns"
         )
 
 

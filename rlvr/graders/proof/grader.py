@@ -7,7 +7,7 @@ chain itself, or the last fenced block of it (see rlvr/graders/proof/check.py fo
 Components (each a fraction of 1): `outcome` (the chain proves the goal) and `process` (the fraction of
 lines that hold and are one small rewrite of the previous line, as rlvr/graders/proof/rewrite.py measures).
 Both are gates: a chain that reaches the goal through a step that is too large (or that restates the goal)
-fails gate `process` with flag `step_too_large`. Default weights outcome 1.0, process 0.0; with a process
+fails gate `process` with flag `answer_without_derivation:step_too_large`. Default weights outcome 1.0, process 0.0; with a process
 weight w a passing derivation scores 1 and a failing one `w * process` (< 1), so every failing derivation
 scores below every passing one. A derivation that runs the checker past its time limit is a scored failure
 (flag `timeout:proof`), not a grading error.
@@ -119,7 +119,7 @@ class ProofGrader(Grader):
             feedback=feedback,
             timings={"grade": time.perf_counter() - started},
             error=error,
-            flags=list(flags or []) + ["step_too_large"] * (proved and not small),
+            flags=list(flags or []) + ["answer_without_derivation:step_too_large"] * (proved and not small),
         )
 
     def close(self) -> None:

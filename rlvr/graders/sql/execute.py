@@ -48,7 +48,8 @@ _DENIED_FUNCTIONS = {"load_extension", "readfile", "writefile", "edit", "fts3_to
 
 
 class SQLRunError(Exception):
-    """The candidate's SQL failed; `kind` is one of syntax, denied, budget, rows, size, state, error."""
+    """The candidate's SQL failed; `kind` is one of syntax, denied, side_effect, budget, rows, size, state,
+    error."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -96,7 +97,7 @@ def open_copy(database: bytes) -> sqlite3.Connection:
     return connection
 
 
-def _authorizer(writable: frozenset[str]) -> Any:
+def _authorizer(writable: frozenset[str], state: dict[str, float]) -> Any:
     def decide(
         action: int, arg1: str | None, arg2: str | None, database: str | None, trigger: str | None
     ) -> int:
@@ -106,6 +107,8 @@ def _authorizer(writable: frozenset[str]) -> Any:
             return sqlite3.SQLITE_OK
         if action in _WRITE_ACTIONS and (arg1 or "") in writable and database in (None, "main"):
             return sqlite3.SQLITE_OK
+        if action in _WRITE_ACTIONS and writable:
+            state["other_table_writes"] += 1  # a DML task writing a table it may not touch
         return sqlite3.SQLITE_DENY
 
     return decide
@@ -120,8 +123,8 @@ def _fence(connection: sqlite3.Connection, writable: frozenset[str]) -> dict[str
     connection.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_LIMIT}")
     if not writable:
         connection.execute("PRAGMA query_only = ON")
-    connection.set_authorizer(_authorizer(writable))
-    state = {"steps": 0.0, "deadline": time.monotonic() + WALL_TIMEOUT}
+    state = {"steps": 0.0, "deadline": time.monotonic() + WALL_TIMEOUT, "other_table_writes": 0.0}
+    connection.set_authorizer(_authorizer(writable, state))
 
     def progress() -> int:
         state["steps"] += PROGRESS_EVERY
@@ -162,6 +165,8 @@ def _classify(exc: sqlite3.Error, state: dict[str, float]) -> SQLRunError:
     if "interrupted" in message:
         over = "step budget" if state["steps"] > STEP_BUDGET else "time limit"
         return SQLRunError("budget", f"query stopped: exceeded the {over}")
+    if state.get("other_table_writes"):
+        return SQLRunError("side_effect", f"writes a table this task does not allow: {message}")
     if "not authorized" in message or "prohibited" in message or "readonly" in message.lower():
         return SQLRunError("denied", f"not allowed here: {message}")
     if "syntax error" in message or "incomplete input" in message:

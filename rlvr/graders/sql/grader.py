@@ -44,6 +44,15 @@ from rlvr.graders.sql.execute import (
 from rlvr.graders.sql.variants import boundary_variants, make_variant
 
 DEFAULT_VARIANTS = 4
+# SQLRunError kind -> the verdict's flags (names from rlvr.core.flags where one fits)
+FAILURE_FLAGS = {
+    "denied": ["sql_denied"],
+    "side_effect": ["sql_denied", "unauthorized_side_effect"],
+    "budget": ["sql_budget", "timeout:sql"],
+    "rows": ["output_limit"],
+    "size": ["oversized:database"],
+    "state": ["oversized:stored_data"],
+}
 _WRITE_TARGET = re.compile(
     r"\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+[\"`\[]?(\w+)",
     re.IGNORECASE,
@@ -195,5 +204,5 @@ class SQLGrader(Grader):
             gates=["executes"],
             feedback=f"SQL {exc.kind}: {str(exc)[:300]}",
             timings={"grade": time.perf_counter() - started},
-            flags=[f"sql_{exc.kind}"] if exc.kind in ("denied", "budget", "size", "state", "rows") else [],
+            flags=FAILURE_FLAGS.get(exc.kind, []),
         )

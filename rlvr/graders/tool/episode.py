@@ -18,7 +18,7 @@ names may change (a world's journal, such as the ledger's transfer log, excepted
 Reward (gated): the goal reached AND no side effect AND no policy violation (attempted violations count; the
 world refuses them) AND the right answer → `goal` weight + `efficiency` weight x min(1, optimal calls /
 calls used); otherwise 0, so no efficient failure outranks any success. A turn refused for its size (JSON
-nested too deeply, too long) is an error observation and adds a `limit:<name>` flag.
+nested too deeply, too long) is an error observation and adds an `oversized:<name>` flag.
 """
 
 from __future__ import annotations
@@ -262,5 +262,5 @@ class ToolEpisode:
             flags=["malformed_turns"] * bool(self.malformed_turns)
             + ["policy_violation"] * bool(self.violations)
             + ["unauthorized_side_effect"] * (not no_side_effects)
-            + [f"limit:{name}" for name in sorted(self.limits_hit)],
+            + [f"oversized:{name}" for name in sorted(self.limits_hit)],
         )

@@ -60,7 +60,7 @@ def rlvr_steps(model: Any, tokenizer: Any, prompts: list[str], steps: int) -> li
     from rlvr.graders.base import Grader
     from rlvr.trainer.config import TrainConfig
     from rlvr.trainer.curriculum import Curriculum
-    from rlvr.trainer.grpo import collect_rollout, policy_update
+    from rlvr.trainer.grpo import Agent, collect_rollout, policy_update
 
     class CheapGrader(Grader):
         def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
@@ -75,13 +75,14 @@ def rlvr_steps(model: Any, tokenizer: Any, prompts: list[str], steps: int) -> li
     g.tasks_per_step, g.group_size, g.group_size_max, g.max_new_tokens = PROMPTS_PER_STEP, GROUP, 0, MAX_NEW
     g.num_iterations, g.beta, g.loss_type, g.truncation, g.micro_batch_size = 1, 0.0, "grpo", "none", 64
     grader = CheapGrader(StaticPack("bench", tasks))
+    agent = Agent(tokenizer, grader, [tokenizer.eos_token_id], None)
     curriculum = Curriculum(tasks, False, 1.0, 1)
     optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
     rng = random.Random(0)
     times = []
     for _ in range(steps):
         started = time.perf_counter()
-        rollout, _ = collect_rollout(model, tokenizer, grader, curriculum, rng, config, (1, 1))
+        rollout = collect_rollout(model, agent, curriculum, rng, config, (1, 1))
         policy_update(model, None, optimizer, rollout, config)
         times.append(time.perf_counter() - started)
     return times

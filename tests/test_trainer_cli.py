@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -239,5 +240,99 @@ def test_tiny_run_grades_on_ray_actors(tmp_path: Path) -> None:
 
 
 def test_unknown_executor_is_refused_before_work(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="executor must be local or ray"):
+    with pytest.raises(ConfigError, match="executor must be one of local, ray"):
         build_config(None, ['run.executor="spark"'])
+
+
+TOOL = [
+    "run.pack=tool-worlds",
+    "model.short_prompts=true",
+    "model.tiny_vocab=400",
+    "grpo.max_new_tokens=12",
+    "grpo.max_episode_tokens=48",
+    "grpo.max_turns=2",
+]
+
+
+def test_multi_turn_run_resumes_after_sigkill_with_every_metric_line_once(tmp_path: Path) -> None:
+    """A tool-worlds run (episodes through rlvr/Tool-v0), killed once three metric lines exist."""
+    out = tmp_path / "run"
+    metrics = out / "metrics.jsonl"
+    process = run_cli("--out", str(out), *cli_args(*TOOL, "grpo.steps=6", "run.checkpoint_every=2"))
+    deadline = time.monotonic() + 400
+    while time.monotonic() < deadline and process.poll() is None:
+        if metrics.exists() and metrics.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.2)
+    assert process.poll() is None, process.communicate()[0].decode()
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    resumed = run_cli("--resume", str(out))
+    output = resumed.communicate(timeout=400)[0].decode()
+    assert resumed.returncode == 0, output
+    records = [json.loads(line) for line in metrics.read_text().splitlines()]
+    assert [r["step"] for r in records] == [1, 2, 3, 4, 5, 6]
+    for key in ("turns_per_episode", "malformed_turn_rate", "tokens_per_turn", "ended_by_token_budget"):
+        assert all(key in r for r in records), key
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] == 6 and "pass_rate" in summary["heldout"]["after"]
+    assert (out / "plots" / "agent.png").stat().st_size > 0
+
+
+def test_grading_errors_hold_the_disrupted_episodes_once_across_a_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every faulted episode is written (dropped ones too), and a resumed run rewinds the file to
+    its checkpoint instead of writing a step's errors twice."""
+    from rlvr.core.types import Verdict
+    from rlvr.trainer import grpo
+    from rlvr.trainer.metrics import MetricsLog
+
+    real = grpo.make_executor_grader
+
+    class SometimesFaulty:
+        """The real grader, but every third completion's grading is disrupted (a sandbox fault)."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.seen = inner, 0
+
+        def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+            verdicts = self.inner.grade_many(task_ids, completions)
+            out = []
+            for verdict in verdicts:
+                self.seen += 1
+                if self.seen % 3 == 0:
+                    verdict = Verdict(
+                        verdict.task_id, 0.0, False, error="sandbox: worker died", fault="sandbox"
+                    )
+                out.append(verdict)
+            return out
+
+        def close(self) -> None:
+            self.inner.close()
+
+    monkeypatch.setattr(grpo, "make_executor_grader", lambda *a, **k: SometimesFaulty(real(*a, **k)))
+    config = build_config(None, [*TINY, "grpo.steps=4", "run.checkpoint_every=2"])
+    out = tmp_path / "run"
+    append, crashed = MetricsLog.append, []
+
+    def crash_after_step_3(self: MetricsLog, record: dict[str, Any]) -> None:
+        append(self, record)
+        if record.get("step") == 3 and "reward_mean" in record and not crashed:
+            crashed.append(True)
+            raise RuntimeError("simulated crash after step 3 (last checkpoint: step 2)")
+
+    monkeypatch.setattr(MetricsLog, "append", crash_after_step_3)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        grpo.train(config, out, log=lambda message: None)
+    monkeypatch.setattr(MetricsLog, "append", append)
+    grpo.train(config, out, resume=True, log=lambda message: None)
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    errors = [json.loads(line) for line in (out / "grading_errors.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records] == [1, 2, 3, 4]
+    for record in records:
+        logged = [e for e in errors if e["step"] == record["step"]]
+        assert len(logged) == record["grading_errors"]
+        assert sum(e["dropped"] for e in logged) == record["grading_disrupted"] > 0
+    assert [e["step"] for e in errors] == sorted(e["step"] for e in errors)
+    assert all(e["fault"] == "sandbox" for e in errors if e["dropped"])

@@ -11,7 +11,7 @@ import torch
 
 from rlvr.core.types import Task, Verdict
 from rlvr.trainer.config import ModelConfig, TrainConfig
-from rlvr.trainer.grpo import Rollout, policy_update
+from rlvr.trainer.grpo import Agent, Rollout, collect_rollout, policy_update, rollout_metrics
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.model import ReferencePolicy, add_lora, build_tiny_model, build_tokenizer, disable_dropout
 from rlvr.trainer.rollout import completion_logprobs, generate, sampling_config
@@ -60,10 +60,10 @@ def make_rollout(tokenizer: Any, model: Any, rewards: list[float], group_size: i
     torch.manual_seed(1)
     prompts = [p for p in PROMPTS for _ in range(group_size)]
     sequences = generate(model, tokenizer, prompts, 1.0, 6)
-    tasks = [Task(id=f"t{i}", prompt=p) for i, p in enumerate(PROMPTS)]
     groups = torch.tensor([i for i in range(len(PROMPTS)) for _ in range(group_size)])
     verdicts = [Verdict(task_id="t", reward=r) for r in rewards]
-    return Rollout(tasks, sequences, groups, verdicts, torch.tensor(rewards), 0, len(tasks))
+    keep = torch.ones(len(rewards), dtype=torch.bool)
+    return Rollout(sequences, groups, verdicts, torch.tensor(rewards), keep, groups_sampled=len(PROMPTS))
 
 
 @pytest.mark.parametrize("loss_type", ["grpo", "bnpo", "dr_grpo"])
@@ -176,15 +176,20 @@ def test_lora_reference_is_the_adapter_disabled_model(tokenizer: Any) -> None:
 
 
 def rollout_for(model: Any, tokenizer: Any, grader: Any, tasks: list[Task], config: TrainConfig) -> Any:
-    """One step's rollout at a fixed difficulty level, without the curriculum."""
+    """One step's rollout at a fixed difficulty level, without the curriculum, and its metrics."""
     import random
 
-    from rlvr.trainer import grpo
     from rlvr.trainer.curriculum import Curriculum
 
-    return grpo.collect_rollout(
-        model, tokenizer, grader, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 1)
+    agent = Agent(tokenizer, grader, [tokenizer.eos_token_id], None)
+    rollout = collect_rollout(
+        model, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 1)
     )
+    return rollout, rollout_metrics(rollout)
+
+
+def kept_task_ids(rollout: Rollout) -> list[str]:
+    return [v.task_id for v, keep in zip(rollout.verdicts, rollout.keep.tolist(), strict=True) if keep]
 
 
 class ParityGrader:
@@ -212,19 +217,17 @@ def test_dynamic_sampling_replaces_zero_variance_groups(tokenizer: Any) -> None:
     grader = ParityGrader()
     torch.manual_seed(0)
     rollout, stats = rollout_for(model, tokenizer, grader, tasks, config)
-    assert all(t.id.startswith("vary") for t in rollout.tasks)
+    assert kept_task_ids(rollout) and all(t.startswith("vary") for t in kept_task_ids(rollout))
+    kept_groups = rollout.group_ids[rollout.keep]
     assert not any(
-        zero_std
-        for zero_std in [
-            rollout.rewards[rollout.group_ids == g].unique().numel() == 1 for g in rollout.group_ids.unique()
-        ]
+        rollout.rewards[rollout.keep][kept_groups == g].unique().numel() == 1 for g in kept_groups.unique()
     )
     assert stats["zero_std_group_fraction"] > 0 and stats["groups_sampled"] > 3 and grader.calls > 1
     assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0]
 
     config.grpo.dynamic_sampling = False
     rollout, stats = rollout_for(model, tokenizer, ParityGrader(), tasks, config)
-    assert len(rollout.tasks) == 3 and stats["groups_sampled"] == 3
+    assert rollout.groups_kept == 3 and bool(rollout.keep.all()) and stats["groups_sampled"] == 3
 
 
 def test_curriculum_and_adaptive_group_size() -> None:
@@ -260,7 +263,7 @@ def test_a_grader_that_raises_is_counted_not_fatal(tokenizer: Any) -> None:
     rollout, stats = rollout_for(tiny(tokenizer), tokenizer, BrokenGrader(), tasks, config)
     # every episode's grading was disrupted: all are counted, none is learned from
     assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 4
-    assert rollout.tasks == [] and rollout.verdicts == [] and rollout.rewards.numel() == 0
+    assert not rollout.keep.any() and rollout.groups_kept == 0
 
 
 class FlakyGrader:
@@ -296,11 +299,12 @@ def test_disrupted_grading_is_dropped_but_input_errors_are_learned_from(
     config = update_config(tasks_per_step=2, group_size=4, group_size_max=0)
     rollout, stats = rollout_for(tiny(tokenizer), tokenizer, FlakyGrader(), tasks, config)
     assert stats["grading_errors"] == 4 and stats["grading_disrupted"] == 2
-    assert not any(v.error and "sandbox" in v.error for v in rollout.verdicts)
-    assert sum(v.error == "empty completion" for v in rollout.verdicts) == 2
-    assert len(rollout.verdicts) == len(rollout.rewards) == rollout.sequences.completion_ids.shape[0] == 6
-    kept_per_task = {t: sum(v.task_id == t for v in rollout.verdicts) for t in ("t0", "t1")}
-    assert kept_per_task == {"t0": 2, "t1": 4} and len(rollout.tasks) == 2
+    kept = [v for v, keep in zip(rollout.verdicts, rollout.keep.tolist(), strict=True) if keep]
+    assert not any(v.error and "sandbox" in v.error for v in kept)
+    assert sum(v.error == "empty completion" for v in kept) == 2
+    assert len(kept) == 6 and len(rollout.verdicts) == rollout.sequences.completion_ids.shape[0] == 8
+    kept_per_task = {t: sum(v.task_id == t for v in kept) for t in ("t0", "t1")}
+    assert kept_per_task == {"t0": 2, "t1": 4} and rollout.groups_kept == 2
 
 
 def test_dropout_is_off(tokenizer: Any) -> None:
@@ -339,3 +343,86 @@ def test_truncated_completions_get_the_overlong_penalty(tokenizer: Any) -> None:
     for reward, length in zip(rollout.rewards.tolist(), rollout.sequences.lengths.tolist(), strict=True):
         penalty = 0.0 if length <= 4 else -min(1.0, (length - 4) / 2)  # DAPO, budget 6, buffer 2
         assert reward == pytest.approx(1.0 + penalty)
+
+
+def test_a_checkpoints_generation_config_does_not_change_sampling(tokenizer: Any) -> None:
+    """generate() fills every unset setting from the model's generation_config.json; the trainer
+    sets them all and sets the saved config aside, so hostile defaults change nothing."""
+    from transformers import GenerationConfig
+
+    model = tiny(tokenizer)
+    torch.manual_seed(0)
+    plain = generate(model, tokenizer, PROMPTS, 1.0, 8)
+    model.generation_config = GenerationConfig(
+        top_k=2,
+        top_p=0.3,
+        min_p=0.5,
+        typical_p=0.2,
+        repetition_penalty=3.0,
+        no_repeat_ngram_size=1,
+        min_new_tokens=8,
+        suppress_tokens=list(range(2, 200)),
+        temperature=0.1,
+        do_sample=False,
+    )
+    torch.manual_seed(0)
+    hostile = generate(model, tokenizer, PROMPTS, 1.0, 8)
+    assert torch.equal(plain.completion_ids, hostile.completion_ids)
+    assert model.generation_config.top_k == 2  # the model's own config is back in place afterwards
+
+
+def test_several_stop_ids_end_a_completion(tokenizer: Any) -> None:
+    from rlvr.trainer.masks import completion_mask
+
+    ids = torch.tensor([[5, 7, 9, 9], [5, 1, 7, 9], [5, 6, 6, 6]])
+    mask, truncated = completion_mask(ids, [1, 7])
+    assert mask.tolist() == [[1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 1, 1]]
+    assert truncated.tolist() == [False, False, True]
+    model = tiny(tokenizer)
+    torch.manual_seed(0)
+    free = generate(model, tokenizer, PROMPTS, 1.0, 8)
+    stop = int(free.completion_ids[0, 1])  # a token the model samples second: make it a stop token
+    torch.manual_seed(0)
+    stopped = generate(model, tokenizer, PROMPTS, 1.0, 8, stop_ids=[stop])
+    assert stopped.mask[0].tolist()[:3] == [1.0, 1.0, 0.0] and not bool(stopped.truncated[0])
+    assert torch.equal(stopped.completion_ids[0, :2], free.completion_ids[0, :2])
+
+
+def test_learning_rate_warmup_and_schedules() -> None:
+    from rlvr.trainer.grpo import lr_multiplier
+
+    config = TrainConfig()
+    config.grpo.steps, config.grpo.num_iterations, config.grpo.warmup_steps = 5, 2, 3  # 10 optimiser steps
+    constant = lr_multiplier(config)
+    assert [constant(n) for n in range(5)] == pytest.approx([0.25, 0.5, 0.75, 1.0, 1.0])
+    config.grpo.lr_schedule = "linear"
+    linear = lr_multiplier(config)
+    assert linear(3) == 1.0 and linear(10) == 0.0 and linear(6) == pytest.approx(4 / 7)
+    config.grpo.lr_schedule = "cosine"
+    cosine = lr_multiplier(config)
+    assert cosine(3) == 1.0 and cosine(10) == pytest.approx(0.0) and 0 < cosine(6) < 1
+    config.grpo.warmup_steps = 0
+    assert lr_multiplier(TrainConfig())(0) == 1.0  # the default: constant, no warmup
+
+
+def test_unbiased_kl_weights_k3_by_the_ratio() -> None:
+    torch.manual_seed(0)
+    logp = torch.randn(3, 4, requires_grad=True)
+    old, ref = logp.detach() + 0.3 * torch.randn(3, 4), logp.detach() + 0.5 * torch.randn(3, 4)
+    mask, advantages = torch.ones(3, 4), torch.zeros(3)
+    norms = BatchNorms.of(mask, 4)
+    plain = grpo_loss(logp, old, ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k3")
+    unbiased = grpo_loss(logp, old, ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k3_unbiased")
+    assert plain.kl is not None and unbiased.kl is not None
+    assert torch.allclose(unbiased.kl, torch.exp(logp - old) * plain.kl)
+    same = grpo_loss(
+        logp, logp.detach(), ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k3_unbiased"
+    )
+    k3_at_ratio_one = grpo_loss(logp, logp.detach(), ref, advantages, mask, norms=norms, beta=1.0)
+    assert torch.allclose(same.loss, k3_at_ratio_one.loss)  # ratio 1: the values are k3's
+    # ... but the gradient keeps the ratio's term: grad(ratio * k3) = k3 * grad(logp) + grad(k3)
+    (grad_unbiased,) = torch.autograd.grad(same.loss, logp)
+    (grad_k3,) = torch.autograd.grad(k3_at_ratio_one.loss, logp)
+    assert not torch.allclose(grad_unbiased, grad_k3)
+    with pytest.raises(ValueError, match="kl_estimator"):
+        grpo_loss(logp, old, ref, advantages, mask, norms=norms, beta=1.0, kl_estimator="k2")  # type: ignore[arg-type]

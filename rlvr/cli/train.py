@@ -77,7 +77,10 @@ def preflight(config: TrainConfig) -> None:
     """Everything that can be checked without training: model path, pack, splits, grader, extras."""
     from rlvr.graders.base import GRADERS
     from rlvr.task_packs.registry import PackError, load_pack
+    from rlvr.trainer.episodes import ENV_IDS
+    from rlvr.trainer.grpo import uses_episodes
     from rlvr.trainer.model import check_model_path
+    from rlvr.trainer.teachers import has_reference_turns
 
     if config.model.path:
         check_model_path(config.model.path)
@@ -93,11 +96,17 @@ def preflight(config: TrainConfig) -> None:
             raise ConfigError(
                 f"[run] {key}: pack {pack.name!r} has no tasks in split {split!r}; its splits are {pack.splits()}"
             )
-    if (config.sft_steps > 0 or not config.model.path) and not hasattr(pack, "sft_examples"):
+    episodes = uses_episodes(config, pack)
+    teacher = has_reference_turns(pack, config.run.train_split) if episodes else hasattr(pack, "sft_examples")
+    if (config.sft_steps > 0 or not config.model.path) and not teacher:
+        what = "reference solutions in its tasks" if episodes else "sft_examples"
         raise ConfigError(
-            f"pack {pack.name!r} has no warm-start teacher (sft_examples); set [sft] steps = 0 and give [model] path, "
+            f"pack {pack.name!r} has no warm-start teacher ({what}); set [sft] steps = 0 and give [model] path, "
             "or use the tiny-functions pack"
         )
+    env_id = config.run.env or ENV_IDS.get(pack.family, "")
+    if episodes and not env_id:
+        raise ConfigError(f"no environment for the {pack.family} family; set [run] env to a Gymnasium env id")
     if config.model.lora_rank > 0:
         try:
             import peft  # noqa: F401

@@ -1,7 +1,8 @@
 """`rlvr/Tool-v0` (multi-turn): each action is one assistant turn — OpenAI-style tool calls as JSON, or a final
 answer. The observation is the tool results (JSON list of `{"role": "tool", ...}` messages) or an error
 message for a malformed turn. The episode ends on a final answer (terminated) or at the turn limit
-(truncated); only that last step carries the reward, with the full verdict in `info["verdict"]`.
+(truncated); only that last step carries the reward, with the full verdict in `info["verdict"]`. Every step's info
+names the turn's tool calls (`tool_calls`, a list of tool names) and says whether the turn was malformed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import gymnasium as gym
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Verdict
 from rlvr.envs.families import FamilyTextEnv
+from rlvr.graders.tool.calls import parse_turn
 from rlvr.graders.tool.episode import ToolEpisode
 from rlvr.graders.tool.grader import ToolGrader
 
@@ -59,7 +61,13 @@ class ToolEnv(FamilyTextEnv):
                 Verdict.failure(self.task.id, f"episode fault: {type(exc).__name__}: {exc}"),
             )
         self.turn = self.episode.turns
-        info: dict[str, Any] = {"task": self.task.public(), "turn": self.turn}
+        turn = parse_turn(text)  # for the caller's statistics: which tools this turn called
+        info: dict[str, Any] = {
+            "task": self.task.public(),
+            "turn": self.turn,
+            "tool_calls": [call.name for call in turn.calls],
+            "malformed": turn.error is not None,
+        }
         if verdict is None:
             return observation, 0.0, False, False, copy.deepcopy(info)
         self.last_verdict = verdict

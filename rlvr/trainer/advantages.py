@@ -40,6 +40,16 @@ def zero_std_groups(rewards: torch.Tensor, group_ids: torch.Tensor) -> torch.Ten
     return high == low
 
 
+def informative_rows(rewards: torch.Tensor, group_ids: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """A bool per row: kept, and its group's kept rewards are not all equal (DAPO dynamic sampling)."""
+    out = torch.zeros_like(keep)
+    kept = keep.nonzero().squeeze(-1)
+    if len(kept):
+        _, inverse = torch.unique(group_ids[kept], return_inverse=True)
+        out[kept] = ~zero_std_groups(rewards[kept], group_ids[kept])[inverse]
+    return out
+
+
 def group_advantages(
     rewards: torch.Tensor,
     group_ids: torch.Tensor,

@@ -7,11 +7,18 @@ import difflib
 import tomllib
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
-from rlvr.trainer.advantages import SCALINGS
-from rlvr.trainer.losses import LOSS_TYPES
-from rlvr.trainer.masks import TRUNCATION_HANDLING
+from rlvr.trainer.advantages import RewardScaling
+from rlvr.trainer.losses import KLEstimator, LossType
+from rlvr.trainer.masks import TruncationHandling
+
+DType = Literal["float32", "bfloat16", "float16"]
+Template = Literal["auto", "plain", "chat"]
+RolloutKind = Literal["auto", "completions", "episodes"]
+LRSchedule = Literal["constant", "linear", "cosine"]
+Sandbox = Literal["local", "docker"]
+Executor = Literal["local", "ray"]
 
 
 class ConfigError(ValueError):
@@ -21,7 +28,10 @@ class ConfigError(ValueError):
 @dataclass
 class ModelConfig:
     path: str = ""  # a local Hugging Face causal-LM directory; "" builds the tiny demo model
-    dtype: str = "float32"  # float32 | bfloat16 | float16
+    dtype: DType = "float32"
+    template: Template = "auto"  # how turns are rendered: the tokenizer's chat template, or plain text
+    short_prompts: bool = False  # episodes open with the task's bare instruction (no tool schemas)
+    stop_tokens: list[str] = field(default_factory=list)  # extra tokens that end a turn (EOS always does)
     lora_rank: int = 0  # > 0 trains a peft LoRA adapter; the reference is the adapter-disabled model
     lora_alpha: int = 16
     lora_target_modules: str = "all-linear"
@@ -57,16 +67,24 @@ class GRPOConfig:
     epsilon_low: float = 0.2
     epsilon_high: float = 0.28
     beta: float = 0.0  # k3 KL to the reference policy; 0 skips the reference entirely
-    scale_rewards: str = (
-        "none"  # group | batch | none (Dr. GRPO: partial-credit noise in all-wrong groups stays small)
-    )
-    loss_type: str = "grpo"  # grpo | bnpo | dapo | dr_grpo
-    truncation: str = "mask"  # none | mask (drop from the loss) | penalty (DAPO soft overlong)
+    lr_schedule: LRSchedule = "constant"  # after warmup: constant, or linear / cosine decay to 0
+    warmup_steps: int = 0  # linear warmup from 0 over this many optimiser steps
+    kl_estimator: KLEstimator = "k3"  # k3 | k3_unbiased (k3 weighted by the ratio pi / pi_old)
+    # none: group | batch | none (Dr. GRPO: partial-credit noise in all-wrong groups stays small)
+    scale_rewards: RewardScaling = "none"
+    loss_type: LossType = "grpo"
+    truncation: TruncationHandling = "mask"  # none | mask (drop from the loss) | penalty (DAPO soft overlong)
+    # completions: one graded completion per sample, a whole step graded in one batch (single-turn
+    # families); episodes: turns through the Gymnasium env; auto: episodes for multi-turn families
+    rollout: RolloutKind = "auto"
+    max_turns: int = 0  # episodes: most assistant turns; 0 = the env's own limit (each task's)
+    max_episode_tokens: int = 768  # episodes: assistant + observation tokens after the prompt
     overlong_buffer: int = 4
     overlong_penalty: float = 1.0
     dynamic_sampling: bool = False  # DAPO: replace zero-variance groups with fresh tasks
     max_resample_rounds: int = 3
     micro_batch_size: int = 64
+    micro_batch_tokens: int = 0  # > 0: also cap rows x padded length per forward pass (long episodes)
     curriculum: bool = True  # start with the easiest tasks, raise difficulty as pass rate rises
     curriculum_threshold: float = 0.6
     curriculum_window: int = 2
@@ -75,6 +93,7 @@ class GRPOConfig:
 @dataclass
 class RunConfig:
     pack: str = "tiny-functions"
+    env: str = ""  # the Gymnasium env episodes run in; "" = the pack family's (rlvr/Tool-v0 for tool packs)
     train_split: str = "train"
     eval_split: str = "test"
     seed: int = 0
@@ -83,8 +102,8 @@ class RunConfig:
     eval_max_tasks: int = 0  # 0 = every held-out task
     grader_jobs: int = 0  # sandbox workers; 0 = one per core
     grader_types: bool = True  # run the type-checker layer
-    sandbox: str = "local"  # sandbox backend: local | docker
-    executor: str = "local"  # where graders run: local | ray
+    sandbox: Sandbox = "local"
+    executor: Executor = "local"  # where graders run
     ray_address: str = ""  # with executor = "ray": a cluster address; "" = a private loopback cluster
     threads: int = 1  # torch CPU threads (tiny matrices gain nothing from more); 0 = torch's default
 
@@ -107,10 +126,27 @@ class TrainConfig:
 
 
 SECTIONS = {f.name: f for f in fields(TrainConfig)}
+# The choices of every Literal-typed setting (annotations are strings under `from __future__`).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "dtype": get_args(DType),
+    "template": get_args(Template),
+    "lr_schedule": get_args(LRSchedule),
+    "kl_estimator": get_args(KLEstimator),
+    "scale_rewards": get_args(RewardScaling),
+    "loss_type": get_args(LossType),
+    "truncation": get_args(TruncationHandling),
+    "rollout": get_args(RolloutKind),
+    "sandbox": get_args(Sandbox),
+    "executor": get_args(Executor),
+}
 
 
 def _coerce(section: str, key: str, value: Any, default: Any) -> Any:
     where = f"[{section}] {key}"
+    if isinstance(default, list):
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{where} must be a list of strings, got {value!r}")
+        return list(value)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false, got {value!r}")
@@ -194,18 +230,22 @@ def validate(config: TrainConfig) -> None:
     need(0 <= g.epsilon_low < 1, "[grpo] epsilon_low must be in [0, 1)")
     need(g.epsilon_high >= 0, "[grpo] epsilon_high must be >= 0")
     need(g.beta >= 0, "[grpo] beta must be >= 0")
-    need(g.scale_rewards in SCALINGS, f"[grpo] scale_rewards must be one of {', '.join(SCALINGS)}")
-    need(g.loss_type in LOSS_TYPES, f"[grpo] loss_type must be one of {', '.join(LOSS_TYPES)}")
-    need(
-        g.truncation in TRUNCATION_HANDLING,
-        f"[grpo] truncation must be one of {', '.join(TRUNCATION_HANDLING)}",
-    )
+    for name, section in (("model", m), ("grpo", g), ("run", r)):
+        for key, choices in CHOICES.items():
+            value = getattr(section, key, None)
+            need(
+                value is None or value in choices,
+                f"[{name}] {key} must be one of {', '.join(choices)}, got {value!r}",
+            )
+    need(g.warmup_steps >= 0, "[grpo] warmup_steps must be >= 0")
+    need(g.max_turns >= 0, "[grpo] max_turns must be >= 0 (0 = the env's own limit)")
+    need(g.max_episode_tokens >= g.max_new_tokens, "[grpo] max_episode_tokens must be >= max_new_tokens")
     need(g.micro_batch_size >= 1, "[grpo] micro_batch_size must be >= 1")
+    need(g.micro_batch_tokens >= 0, "[grpo] micro_batch_tokens must be >= 0 (0: rows only)")
     need(g.max_grad_norm > 0, "[grpo] max_grad_norm must be > 0")
     need(0 <= g.curriculum_threshold <= 1, "[grpo] curriculum_threshold must be in [0, 1]")
     need(g.curriculum_window >= 1, "[grpo] curriculum_window must be >= 1")
     need(g.max_resample_rounds >= 0, "[grpo] max_resample_rounds must be >= 0")
-    need(m.dtype in ("float32", "bfloat16", "float16"), "[model] dtype must be float32, bfloat16 or float16")
     need(m.lora_rank >= 0, "[model] lora_rank must be >= 0")
     need(m.tiny_hidden % max(m.tiny_heads, 1) == 0, "[model] tiny_hidden must be a multiple of tiny_heads")
     need(s.batch_size >= 1 and s.examples >= 1, "[sft] batch_size and examples must be >= 1")
@@ -213,8 +253,6 @@ def validate(config: TrainConfig) -> None:
     need(r.checkpoint_every >= 1, "[run] checkpoint_every must be >= 1")
     need(r.eval_samples >= 0, "[run] eval_samples must be >= 0")
     need(r.grader_jobs >= 0 and r.threads >= 0, "[run] grader_jobs and threads must be >= 0")
-    need(r.sandbox in ("local", "docker"), "[run] sandbox must be local or docker")
-    need(r.executor in ("local", "ray"), "[run] executor must be local or ray")
     if problems:
         raise ConfigError("invalid training config:\n  - " + "\n  - ".join(problems))
 

@@ -1,23 +1,27 @@
 """GRPO, top to bottom.
 
 for each step:
-    draw tasks (curriculum)            -> G completions per task (G grows with difficulty)
-    grade all completions in one batch -> rewards (Verdicts from the env's grader)
-    group advantages (r - mean) / std  -> zero-variance groups counted (or resampled: DAPO)
+    draw tasks (curriculum)              -> G episodes per task (G grows with difficulty)
+        single-turn families: one completion each, the whole step graded in one batch
+        multi-turn families: turns through the Gymnasium env, observations appended as context
+    rewards -> one keep mask: episodes whose grading was disrupted leave; with dynamic sampling
+        (DAPO) groups whose rewards are all equal leave too and fresh tasks replace them
+    group advantages (r - mean) / std, one per episode, on every token the policy sampled
     old log-probs, once, before any update; reference log-probs if beta > 0
-    mu passes: clipped surrogate + beta * k3 KL, micro-batched, one optimiser step per pass
-    metrics.jsonl; checkpoint every N steps
+    mu passes: clipped surrogate + beta * KL, micro-batched, one optimiser step per pass
+    metrics.jsonl (and grading_errors.jsonl); checkpoint every N steps
 held-out evaluation before and after; plots; summary.json
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +34,28 @@ from rlvr.executors import make_executor_grader
 from rlvr.graders.base import Grader, grade_or_fault
 from rlvr.task_packs.registry import load_pack
 from rlvr.trainer import model as models
-from rlvr.trainer.advantages import group_advantages, zero_std_groups
+from rlvr.trainer import teachers
+from rlvr.trainer.advantages import group_advantages, informative_rows, zero_std_groups
 from rlvr.trainer.checkpoint import find_checkpoint, load_checkpoint_state, save_checkpoint
-from rlvr.trainer.config import TrainConfig
+from rlvr.trainer.config import ConfigError, TrainConfig
 from rlvr.trainer.curriculum import Curriculum, group_size_for
+from rlvr.trainer.episodes import (
+    ENV_IDS,
+    MULTI_TURN_FAMILIES,
+    Episode,
+    EpisodeRunner,
+    episode_metrics,
+    episode_sequences,
+    make_template,
+)
 from rlvr.trainer.evaluate import evaluate
 from rlvr.trainer.interrupt import stop_on_sigint
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.masks import overlong_penalty
 from rlvr.trainer.metrics import MetricsLog, completion_metrics, verdict_metrics
 from rlvr.trainer.plots import plot_metrics
-from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate
-from rlvr.trainer.sft import supervised_warm_start
+from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate, micro_batches
+from rlvr.trainer.sft import episode_batches, pair_batches, supervised_warm_start
 
 
 @dataclass(frozen=True)
@@ -79,46 +93,89 @@ class RunPaths:
 
 @dataclass
 class Rollout:
-    tasks: list[Task]  # one per group
+    """Every episode sampled in one step (all rounds of dynamic sampling), and which to learn from."""
+
     sequences: Sequences
-    group_ids: torch.Tensor
+    group_ids: torch.Tensor  # (N,) one id per task drawn; the G episodes of a task share it
     verdicts: list[Verdict]
-    rewards: torch.Tensor
-    zero_std_groups: int
-    groups_sampled: int
+    rewards: torch.Tensor  # (N,) the episode rewards (with the overlong penalty, if configured)
+    keep: torch.Tensor  # (N,) bool: learn from this episode
+    episodes: list[Episode] = field(default_factory=list)  # multi-turn only: turns, tool calls, ...
+    groups_sampled: int = 0
+    resample_rounds: int = 0
+
+    @property
+    def groups_kept(self) -> int:
+        return len(torch.unique(self.group_ids[self.keep]))
+
+
+@dataclass
+class Agent:
+    """What the rollout samples with: the tokenizer, the stop ids, and for episodes their runner."""
+
+    tokenizer: Any
+    grader: Grader
+    stop_ids: list[int]
+    runner: EpisodeRunner | None  # None: single-turn completions, graded in one batch per step
 
 
 # ---------------------------------------------------------------------------------------- models
+def uses_episodes(config: TrainConfig, pack: TaskPack) -> bool:
+    kind = config.grpo.rollout
+    return kind == "episodes" or (kind == "auto" and pack.family in MULTI_TURN_FAMILIES)
+
+
 def starting_policy(
-    config: TrainConfig, paths: RunPaths, pack: TaskPack, log: Callable[[str], None]
+    config: TrainConfig,
+    paths: RunPaths,
+    pack: TaskPack,
+    grader: Grader,
+    log: Callable[[str], None],
 ) -> tuple[Any, Any, dict[str, Any]]:
     """The policy GRPO starts from (also the KL reference): the base model, warm-started by SFT
-    when configured. Saved to warm_start/ so a resumed run rebuilds exactly the same start."""
+    when configured (on teacher completions, or on teacher episodes played through the env for a
+    multi-turn pack). Saved to warm_start/ so a resumed run rebuilds exactly the same start."""
     if (paths.warm_start / "config.json").is_file():
         model, tokenizer = models.load_pretrained(str(paths.warm_start))
         return model, tokenizer, {"reused": True}
-    sft_steps = config.sft_steps
+    sft_steps, episodes = config.sft_steps, uses_episodes(config, pack)
+    texts: list[str] = []
     pairs: list[tuple[str, str]] = []
+    transcripts: list[tuple[Task, list[dict[str, str]]]] = []
     if sft_steps > 0 or not config.model.path:
-        pairs = pack.sft_examples(config.sft.examples, config.run.seed, config.sft.bug_rate)  # type: ignore[attr-defined]
+        if episodes:
+            tasks = pack.tasks(config.run.train_split)[: config.sft.examples]
+            transcripts = teachers.teacher_transcripts(
+                env_id_for(config, pack), pack, grader, tasks, config.model.short_prompts
+            )
+            texts = teachers.transcript_texts(transcripts)
+        else:
+            pairs = pack.sft_examples(config.sft.examples, config.run.seed, config.sft.bug_rate)  # type: ignore[attr-defined]
+            texts = [p + c for p, c in pairs]
+    tokenizer: Any
     if config.model.path:
         model, tokenizer = models.load_pretrained(config.model.path, config.model.dtype)
     else:
-        tokenizer = models.build_tokenizer([p + c for p, c in pairs], config.model.tiny_vocab)
+        tokenizer = models.build_tokenizer(texts, config.model.tiny_vocab)
         tokenizer.padding_side = "left"
         model = models.build_tiny_model(tokenizer, config.model, config.run.seed)
     models.disable_dropout(model)
-    info: dict[str, Any] = {"steps": sft_steps, "examples": len(pairs)}
+    info: dict[str, Any] = {"steps": sft_steps, "examples": len(transcripts) if episodes else len(pairs)}
     if sft_steps > 0:
-        log(f"warm start: {sft_steps} SFT steps on {len(pairs)} teacher examples")
+        if episodes:
+            template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
+            teacher = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in transcripts]
+
+            batches = episode_batches(teacher, tokenizer.pad_token_id, config.sft.batch_size)
+        else:
+            batches = pair_batches(tokenizer, pairs, config.sft.batch_size)
+        log(f"warm start: {sft_steps} SFT steps on {info['examples']} teacher examples")
         started = time.perf_counter()
         with tqdm(total=sft_steps, desc="sft", leave=False, disable=None) as bar:
             losses = supervised_warm_start(
                 model,
-                tokenizer,
-                pairs,
+                batches,
                 steps=sft_steps,
-                batch_size=config.sft.batch_size,
                 learning_rate=config.sft.learning_rate,
                 seed=config.run.seed,
                 progress=bar,
@@ -144,6 +201,38 @@ def policy_from(base: Any, config: TrainConfig, checkpoint: Path | None) -> Any:
     return AutoModelForCausalLM.from_pretrained(checkpoint / "model", local_files_only=True, dtype=base.dtype)
 
 
+def env_id_for(config: TrainConfig, pack: TaskPack) -> str:
+    return config.run.env or ENV_IDS[pack.family]
+
+
+def stop_ids(config: TrainConfig, tokenizer: Any) -> list[int]:
+    """EOS and every `[model] stop_tokens` entry, as token ids."""
+    ids = [int(tokenizer.eos_token_id)]
+    for token in config.model.stop_tokens:
+        token_id = tokenizer.convert_tokens_to_ids(token)
+        if token_id is None or token_id == tokenizer.unk_token_id:
+            raise ConfigError(f"[model] stop_tokens: {token!r} is not a token of this tokenizer")
+        ids.append(int(token_id))
+    return list(dict.fromkeys(ids))
+
+
+def make_agent(config: TrainConfig, pack: TaskPack, grader: Grader, tokenizer: Any) -> Agent:
+    stops = stop_ids(config, tokenizer)
+    runner = None
+    if uses_episodes(config, pack):
+        runner = EpisodeRunner(
+            env_id_for(config, pack),
+            pack,
+            grader,
+            tokenizer,
+            make_template(tokenizer, config.model.template, stops),
+            max_turns=config.grpo.max_turns,
+            stop_ids=stops,
+            short_prompts=config.model.short_prompts,
+        )
+    return Agent(tokenizer, grader, stops, runner)
+
+
 # ---------------------------------------------------------------------------------------- rollouts
 def grade_unique(grader: Grader, task_ids: list[str], texts: list[str]) -> list[Verdict]:
     """Grade each distinct (task, completion) once: graders are deterministic, groups repeat."""
@@ -153,142 +242,108 @@ def grade_unique(grader: Grader, task_ids: list[str], texts: list[str]) -> list[
     return [graded[key] for key in zip(task_ids, texts, strict=True)]
 
 
-def sample_groups(
-    policy: Any,
-    tokenizer: Any,
-    grader: Grader,
-    tasks: list[Task],
-    sizes: list[int],
-    config: TrainConfig,
-    first_group: int,
-) -> tuple[Rollout, list[Verdict], Sequences]:
-    """G completions per task, graded. Returns the rollout to learn from (episodes whose grading was
-    disrupted dropped) and every sampled verdict and sequence, for the step's metrics."""
+def play(
+    policy: Any, agent: Agent, tasks: list[Task], config: TrainConfig, greedy: bool = False
+) -> tuple[Sequences, list[Verdict], torch.Tensor, list[Episode]]:
+    """One episode per entry of `tasks`: (sequences, verdicts, rewards, episodes). Single-turn: the
+    completions are sampled in micro-batches and graded in one batch; multi-turn: the runner steps
+    each episode's env turn by turn."""
     g = config.grpo
-    prompts = [t.prompt for t, n in zip(tasks, sizes, strict=True) for _ in range(n)]
-    task_ids = [t.id for t, n in zip(tasks, sizes, strict=True) for _ in range(n)]
-    group_ids = torch.tensor([first_group + i for i, n in enumerate(sizes) for _ in range(n)])
-    chunks = [
-        generate(policy, tokenizer, prompts[s : s + g.micro_batch_size], g.temperature, g.max_new_tokens)
-        for s in range(0, len(prompts), g.micro_batch_size)
-    ]
-    sequences = Sequences.concat(chunks, tokenizer.pad_token_id)
-    verdicts = grade_unique(grader, task_ids, decode(tokenizer, sequences))
-    rewards = torch.tensor([v.reward for v in verdicts])
-    if g.truncation == "penalty":
-        rewards = rewards + overlong_penalty(
-            sequences.lengths, g.max_new_tokens, g.overlong_buffer, g.overlong_penalty
+    if agent.runner is not None:
+        episodes = agent.runner.run(
+            policy,
+            tasks,
+            temperature=g.temperature,
+            max_new_tokens=g.max_new_tokens,
+            max_episode_tokens=g.max_episode_tokens,
+            batch_size=g.micro_batch_size,
+            greedy=greedy,
         )
-    rollout = drop_disrupted(Rollout(tasks, sequences, group_ids, verdicts, rewards, 0, len(tasks)))
-    if rollout.verdicts:
-        rollout.zero_std_groups = int(zero_std_groups(rollout.rewards, rollout.group_ids).sum())
-    rollout.groups_sampled = len(tasks)
-    return rollout, verdicts, sequences
+        verdicts = [e.verdict for e in episodes if e.verdict is not None]
+        rewards = torch.tensor([e.reward for e in episodes])
+        return episode_sequences(episodes, agent.tokenizer.pad_token_id), verdicts, rewards, episodes
+    chunks = [
+        generate(
+            policy,
+            agent.tokenizer,
+            [t.prompt for t in tasks[s : s + g.micro_batch_size]],
+            g.temperature,
+            g.max_new_tokens,
+            greedy,
+            agent.stop_ids,
+        )
+        for s in range(0, len(tasks), g.micro_batch_size)
+    ]
+    sequences = Sequences.concat(chunks, agent.tokenizer.pad_token_id)
+    verdicts = grade_unique(agent.grader, [t.id for t in tasks], decode(agent.tokenizer, sequences))
+    return sequences, verdicts, torch.tensor([v.reward for v in verdicts]), []
 
 
 def collect_rollout(
     policy: Any,
-    tokenizer: Any,
-    grader: Grader,
+    agent: Agent,
     curriculum: Curriculum,
     rng: random.Random,
     config: TrainConfig,
     levels: tuple[int, int],
-) -> tuple[Rollout, dict[str, float]]:
-    """G completions for each of `tasks_per_step` tasks. With dynamic sampling, groups whose
-    rewards are all equal are dropped and replaced by fresh tasks (up to `max_resample_rounds`)."""
+) -> Rollout:
+    """G episodes for each of `tasks_per_step` tasks. With dynamic sampling, groups whose rewards
+    are all equal are dropped and replaced by fresh tasks (up to `max_resample_rounds`)."""
     g = config.grpo
-
-    def sizes_for(tasks: list[Task]) -> list[int]:
-        return [
+    parts: list[tuple[Sequences, list[Verdict], torch.Tensor, list[Episode]]] = []
+    group_ids: list[int] = []
+    groups, rounds, informative = 0, 0, 0
+    while True:
+        tasks = curriculum.draw(g.tasks_per_step - informative, rng)
+        sizes = [
             group_size_for(t.difficulty, levels[0], levels[1], g.group_size, g.group_size_max) for t in tasks
         ]
+        sequences, verdicts, rewards, episodes = play(
+            policy, agent, [t for t, n in zip(tasks, sizes, strict=True) for _ in range(n)], config
+        )
+        if g.truncation == "penalty":  # DAPO's soft overlong penalty, on the episode's whole length
+            limit = g.max_episode_tokens if agent.runner is not None else g.max_new_tokens
+            lengths = sequences.completion_attention.sum(-1)
+            rewards = rewards + overlong_penalty(lengths, limit, g.overlong_buffer, g.overlong_penalty)
+        parts.append((sequences, verdicts, rewards, episodes))
+        group_ids += [groups + i for i, n in enumerate(sizes) for _ in range(n)]
+        groups += len(tasks)
+        rewards, ids = torch.cat([p[2] for p in parts]), torch.tensor(group_ids)
+        verdicts = [v for p in parts for v in p[1]]
+        keep = torch.tensor([not v.disrupted for v in verdicts], dtype=torch.bool)
+        if not g.dynamic_sampling:
+            break
+        keep &= informative_rows(rewards, ids, keep)
+        informative = len(torch.unique(ids[keep]))
+        if informative >= g.tasks_per_step or rounds >= g.max_resample_rounds:
+            break
+        rounds += 1
+    sequences = Sequences.concat([p[0] for p in parts], agent.tokenizer.pad_token_id)
+    episodes = [e for p in parts for e in p[3]]
+    return Rollout(sequences, ids, verdicts, rewards, keep, episodes, groups, rounds)
 
-    tasks = curriculum.draw(g.tasks_per_step, rng)
-    rollout, verdicts, sequences = sample_groups(
-        policy, tokenizer, grader, tasks, sizes_for(tasks), config, 0
-    )
-    sampled, zero, rounds = rollout.groups_sampled, rollout.zero_std_groups, 0
-    all_verdicts, all_sequences = list(verdicts), [sequences]
-    if g.dynamic_sampling:
-        rollout = keep_informative(rollout)
-        while len(rollout.tasks) < g.tasks_per_step and rounds < g.max_resample_rounds:
-            rounds += 1
-            extra_tasks = curriculum.draw(g.tasks_per_step - len(rollout.tasks), rng)
-            extra, extra_verdicts, extra_sequences = sample_groups(
-                policy, tokenizer, grader, extra_tasks, sizes_for(extra_tasks), config, sampled
-            )
-            sampled, zero = sampled + extra.groups_sampled, zero + extra.zero_std_groups
-            all_verdicts += extra_verdicts
-            all_sequences.append(extra_sequences)
-            rollout = merge(rollout, keep_informative(extra), tokenizer.pad_token_id)
+
+def rollout_metrics(rollout: Rollout) -> dict[str, float]:
+    """What the step sampled, kept or not: rewards, lengths, grading faults, agent statistics."""
+    s = rollout.sequences
+    undisrupted = torch.tensor([not v.disrupted for v in rollout.verdicts], dtype=torch.bool)
+    zero = zero_std_groups(rollout.rewards[undisrupted], rollout.group_ids[undisrupted])
     stats = {
-        "groups_sampled": float(sampled),
-        "zero_std_group_fraction": zero / max(sampled, 1),
-        "resample_rounds": float(rounds),
-        "grading_disrupted": float(sum(grading_disrupted(v) for v in all_verdicts)),
+        "groups_sampled": float(rollout.groups_sampled),
+        "zero_std_group_fraction": float(zero.sum()) / max(rollout.groups_sampled, 1),
+        "resample_rounds": float(rollout.resample_rounds),
+        "grading_disrupted": float(sum(v.disrupted for v in rollout.verdicts)),
     }
-    # reward/length metrics describe every completion sampled this step, kept or not
-    every = Sequences.concat(all_sequences, tokenizer.pad_token_id)
-    stats.update(verdict_metrics(all_verdicts))
+    stats.update(verdict_metrics(rollout.verdicts))
     stats.update(
         completion_metrics(
-            [row[m.bool()].tolist() for row, m in zip(every.completion_ids, every.mask, strict=True)],
-            every.truncated.tolist(),
-            [v.passed for v in all_verdicts],
+            [row[m.bool()].tolist() for row, m in zip(s.completion_ids, s.mask, strict=True)],
+            s.truncated.tolist(),
+            [v.passed for v in rollout.verdicts],
         )
     )
-    return rollout, stats
-
-
-def keep_informative(rollout: Rollout) -> Rollout:
-    """Only the groups whose rewards differ (DAPO dynamic sampling)."""
-    _, inverse = torch.unique(rollout.group_ids, return_inverse=True)
-    informative = ~zero_std_groups(rollout.rewards, rollout.group_ids)
-    return select_rows(rollout, informative[inverse])
-
-
-def grading_disrupted(verdict: Verdict) -> bool:
-    """Grading itself failed (sandbox fault, grader fault, unpreparable task): the reward says nothing
-    about the completion. An input error (e.g. an empty completion) is the policy's own doing and
-    keeps its reward of 0."""
-    return verdict.disrupted
-
-
-def drop_disrupted(rollout: Rollout) -> Rollout:
-    """Completions whose grading was disrupted leave the batch before advantages are computed, so a
-    sandbox fault never teaches the policy anything; they are counted and logged by the caller."""
-    keep = torch.tensor([not grading_disrupted(v) for v in rollout.verdicts], dtype=torch.bool)
-    return rollout if bool(keep.all()) else select_rows(rollout, keep)
-
-
-def select_rows(rollout: Rollout, keep_rows: torch.Tensor) -> Rollout:
-    """The rollout restricted to `keep_rows`; a group with no row left loses its task."""
-    first_ids = list(dict.fromkeys(int(x) for x in rollout.group_ids))
-    kept_groups = {int(gid) for gid in rollout.group_ids[keep_rows]}
-    tasks = [t for t, gid in zip(rollout.tasks, first_ids, strict=True) if gid in kept_groups]
-    index = keep_rows.nonzero().squeeze(-1)
-    return Rollout(
-        tasks,
-        rollout.sequences.rows(index),
-        rollout.group_ids[index],
-        [rollout.verdicts[i] for i in index.tolist()],
-        rollout.rewards[index],
-        0,
-        len(tasks),
-    )
-
-
-def merge(a: Rollout, b: Rollout, pad_id: int) -> Rollout:
-    return Rollout(
-        a.tasks + b.tasks,
-        Sequences.concat([a.sequences, b.sequences], pad_id),
-        torch.cat([a.group_ids, b.group_ids]),
-        a.verdicts + b.verdicts,
-        torch.cat([a.rewards, b.rewards]),
-        a.zero_std_groups + b.zero_std_groups,
-        a.groups_sampled + b.groups_sampled,
-    )
+    stats.update(episode_metrics(rollout.episodes))
+    return stats
 
 
 # ---------------------------------------------------------------------------------------- update
@@ -298,22 +353,23 @@ def policy_update(
     optimizer: torch.optim.Optimizer,
     rollout: Rollout,
     config: TrainConfig,
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
 ) -> dict[str, float]:
     g = config.grpo
-    sequences = rollout.sequences
-    advantages = group_advantages(rollout.rewards, rollout.group_ids, g.scale_rewards)  # type: ignore[arg-type]
-    mask = sequences.mask.clone()
+    keep = rollout.keep.nonzero().squeeze(-1)
+    sequences = rollout.sequences.rows(keep)
+    advantages = group_advantages(rollout.rewards[keep], rollout.group_ids[keep], g.scale_rewards)
+    mask = sequences.mask.clone()  # the tokens the policy sampled; observations are context only
     if g.truncation == "mask":
         mask[sequences.truncated] = 0.0
-    chunks = [slice(s, s + g.micro_batch_size) for s in range(0, len(advantages), g.micro_batch_size)]
+    chunks = micro_batches(sequences, g.micro_batch_size, g.micro_batch_tokens)
 
     # Old log-probs: the sampling policy, computed once before any update (the ratio's denominator).
     # With mu = 1 the one optimiser step comes after the only gradient pass, so that pass's own
     # log-probs, detached, are exactly the old log-probs: no extra forward is needed.
-    reuse_first_pass = g.num_iterations == 1
     with torch.no_grad():
         old_logp = None
-        if not reuse_first_pass:
+        if g.num_iterations > 1:
             old_logp = torch.cat(
                 [completion_logprobs(policy, sequences.rows(c), g.temperature)[0] for c in chunks]
             )
@@ -327,17 +383,12 @@ def policy_update(
                     ]
                 )
 
-    norms = BatchNorms.of(mask, g.max_new_tokens)
+    budget = g.max_episode_tokens if rollout.episodes else g.max_new_tokens
+    norms = BatchNorms.of(mask, budget)
     tokens = max(float(mask.sum()), 1.0)
-    totals = {
-        "loss": 0.0,
-        "policy_loss": 0.0,
-        "kl": 0.0,
-        "clip_ratio/low": 0.0,
-        "clip_ratio/high": 0.0,
-        "entropy": 0.0,
-        "grad_norm": 0.0,
-    }
+    totals: dict[str, float] = dict.fromkeys(
+        ("loss", "policy_loss", "kl", "clip_ratio/low", "clip_ratio/high", "entropy", "grad_norm"), 0.0
+    )
     params = models.trainable_parameters(policy)
     for iteration in range(g.num_iterations):
         optimizer.zero_grad(set_to_none=True)
@@ -352,10 +403,11 @@ def policy_update(
                 advantages[c],
                 mask[c],
                 norms=norms,
-                loss_type=g.loss_type,  # type: ignore[arg-type]
+                loss_type=g.loss_type,
                 epsilon_low=g.epsilon_low,
                 epsilon_high=g.epsilon_high,
                 beta=g.beta,
+                kl_estimator=g.kl_estimator,
             )
             out.loss.backward()
             m = mask[c]
@@ -375,9 +427,30 @@ def policy_update(
             float(torch.nn.utils.clip_grad_norm_(params, g.max_grad_norm)) / g.num_iterations
         )
         optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
     totals["advantage_abs_mean"] = float(advantages.abs().mean())
     totals["kl"] = totals["kl"] if reference is not None else float("nan")
     return totals
+
+
+def lr_multiplier(config: TrainConfig) -> Callable[[int], float]:
+    """The learning rate's factor after `n` optimiser steps: linear warmup, then constant or a
+    linear / cosine decay to 0 at the last step (one optimiser step per pass, mu per GRPO step)."""
+    g = config.grpo
+    total = max(g.steps * g.num_iterations, 1)
+
+    def factor(n: int) -> float:
+        if n < g.warmup_steps:
+            return (n + 1) / (g.warmup_steps + 1)
+        if g.lr_schedule == "constant":
+            return 1.0
+        progress = min(1.0, (n - g.warmup_steps) / max(total - g.warmup_steps, 1))
+        if g.lr_schedule == "linear":
+            return 1.0 - progress
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
+
+    return factor
 
 
 # ---------------------------------------------------------------------------------------- the run
@@ -401,10 +474,18 @@ def train(
         eval_tasks = eval_tasks[: r.eval_max_tasks]
     levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
 
+    grader_options: dict[str, Any] = {"sandbox": r.sandbox}
+    if r.grader_jobs:
+        grader_options["jobs"] = r.grader_jobs
+    if not r.grader_types and pack.family == "code":  # the type-checker layer is the code family's
+        grader_options["types"] = False
+    grader = make_executor_grader(pack, r.executor, r.ray_address or None, **grader_options)
+
     checkpoint = find_checkpoint(paths.checkpoint) if resume else None
-    base, tokenizer, sft_info = starting_policy(config, paths, pack, log)
+    base, tokenizer, sft_info = starting_policy(config, paths, pack, grader, log)
     policy = policy_from(base, config, checkpoint)
     models.disable_dropout(policy)
+    agent = make_agent(config, pack, grader, tokenizer)
     uses_lora = config.model.lora_rank > 0
     reference = None
     if g.beta > 0:
@@ -412,50 +493,46 @@ def train(
     optimizer = torch.optim.AdamW(
         models.trainable_parameters(policy), lr=g.learning_rate, weight_decay=g.weight_decay
     )
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multiplier(config))
     curriculum = Curriculum(train_tasks, g.curriculum, g.curriculum_threshold, g.curriculum_window)
     sampler = random.Random(r.seed)
-    metrics = MetricsLog(paths.metrics)
+    metrics, grading_errors = MetricsLog(paths.metrics), MetricsLog(paths.grading_errors)
     state: dict[str, Any] = {"step": 0, "elapsed": 0.0, "sft": sft_info}
     if checkpoint is not None:
         payload = load_checkpoint_state(checkpoint)
         optimizer.load_state_dict(payload["optimizer"])
         state = payload["state"]
+        scheduler.load_state_dict(state["scheduler"])
         curriculum.load_state(state["curriculum"])
         sampler.setstate(state["sampler"])
         metrics.truncate(state["metrics_lines"])
+        grading_errors.truncate(state.get("grading_error_lines", 0))
         log(f"resuming {out_dir} at step {state['step']} of {g.steps}")
     else:
         metrics.truncate(0)
+        grading_errors.truncate(0)
     session_start = started - state["elapsed"]  # wall time counts SFT, evaluation and earlier sessions
-
-    grader_options: dict[str, Any] = {"sandbox": r.sandbox}
-    if r.grader_jobs:
-        grader_options["jobs"] = r.grader_jobs
-    if not r.grader_types:
-        grader_options["types"] = False
-    grader = make_executor_grader(pack, r.executor, r.ray_address or None, **grader_options)
 
     def snapshot() -> None:
         state.update(
             curriculum=curriculum.state(),
             sampler=sampler.getstate(),
+            scheduler=scheduler.state_dict(),
             metrics_lines=metrics.line_count(),
+            grading_error_lines=grading_errors.line_count(),
             elapsed=time.perf_counter() - session_start,
         )
         save_checkpoint(paths.checkpoint, policy, tokenizer, optimizer, state)
 
     def heldout() -> dict[str, Any]:
-        return evaluate(
-            policy,
-            tokenizer,
-            grader,
+        result = evaluate(
+            lambda tasks, greedy: play(policy, agent, tasks, config, greedy)[1],
             eval_tasks,
             samples=r.eval_samples,
             temperature=g.temperature,
-            max_new_tokens=g.max_new_tokens,
             seed=r.seed + 1,
-            batch_size=g.micro_batch_size,
         )
+        return result
 
     with stop_on_sigint(log) as stop:  # Ctrl-C stops at the next safe point, checkpointed
         try:
@@ -468,32 +545,33 @@ def train(
             while state["step"] < g.steps:
                 stop.check(snapshot)
                 step_started = time.perf_counter()
-                rollout, stats = collect_rollout(
-                    policy, tokenizer, grader, curriculum, sampler, config, levels
-                )
+                learning_rate = optimizer.param_groups[0]["lr"]
+                rollout = collect_rollout(policy, agent, curriculum, sampler, config, levels)
+                stats = rollout_metrics(rollout)
                 generated = time.perf_counter()
-                if rollout.tasks:
-                    update = policy_update(policy, reference, optimizer, rollout, config)
-                else:  # dynamic sampling found no informative group: nothing to learn from this step
+                if rollout.keep.any():
+                    update = policy_update(policy, reference, optimizer, rollout, config, scheduler)
+                else:  # every episode was disrupted, or no group was informative: nothing to learn
                     update = {"skipped_update": 1.0}
-                errors = [v for v in rollout.verdicts if v.error]
-                if errors:
-                    with open(paths.grading_errors, "a") as handle:
-                        for v in errors:
-                            handle.write(
-                                json.dumps(
-                                    {"step": state["step"] + 1, "task_id": v.task_id, "error": v.error}
-                                )
-                                + "\n"
-                            )
                 state["step"] += 1
+                for v in rollout.verdicts:  # every faulted episode, dropped or kept, before the metric line
+                    if v.error is not None:
+                        grading_errors.append(
+                            {
+                                "step": state["step"],
+                                "task_id": v.task_id,
+                                "error": v.error,
+                                "fault": v.fault,
+                                "dropped": v.disrupted,
+                            }
+                        )
                 record = {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
                 record.update(
                     step_seconds=time.perf_counter() - step_started,
                     rollout_seconds=generated - step_started,
                     update_seconds=time.perf_counter() - generated,
-                    group_size_mean=len(rollout.group_ids) / max(len(rollout.tasks), 1),
-                    learning_rate=g.learning_rate,
+                    group_size_mean=int(rollout.keep.sum()) / max(rollout.groups_kept, 1),
+                    learning_rate=learning_rate,
                 )
                 metrics.append(record)
                 curriculum.observe(stats["pass_rate"])
@@ -512,6 +590,8 @@ def train(
                 state["heldout_after"] = heldout()
                 snapshot()
         finally:
+            if agent.runner is not None:
+                agent.runner.close()
             grader.close()
 
     records = metrics.read()

@@ -14,6 +14,8 @@ import torch
 
 LossType = Literal["grpo", "bnpo", "dapo", "dr_grpo"]
 LOSS_TYPES: tuple[str, ...] = ("grpo", "bnpo", "dapo", "dr_grpo")
+KLEstimator = Literal["k3", "k3_unbiased"]
+KL_ESTIMATORS: tuple[str, ...] = ("k3", "k3_unbiased")
 
 
 def token_logprobs(logits: torch.Tensor, tokens: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
@@ -128,8 +130,14 @@ def grpo_loss(
     epsilon_low: float = 0.2,
     epsilon_high: float = 0.2,
     beta: float = 0.0,
+    kl_estimator: KLEstimator = "k3",
 ) -> GRPOLoss:
-    """The per-micro-batch GRPO loss: clipped surrogate + beta * k3 KL, aggregated."""
+    """The per-micro-batch GRPO loss: clipped surrogate + beta * KL, aggregated.
+
+    kl_estimator "k3": Schulman's k3 on the sampled tokens. "k3_unbiased": k3 weighted by the
+    importance ratio pi / pi_old (DeepSeek-V3.2's form): the tokens were sampled by the old policy,
+    so from the second pass over a rollout on, plain k3 estimates the KL of the wrong distribution.
+    The ratio is not detached: its gradient is part of the KL's gradient."""
     surrogate = clipped_surrogate(logp, old_logp, advantages, epsilon_low, epsilon_high)
     per_token = surrogate.loss
     kl = None
@@ -137,6 +145,10 @@ def grpo_loss(
         if ref_logp is None:
             raise ValueError("beta != 0 needs reference log-probs")
         kl = k3_kl(logp, ref_logp)
+        if kl_estimator == "k3_unbiased":
+            kl = surrogate.ratio * kl
+        elif kl_estimator != "k3":
+            raise ValueError(f"kl_estimator must be one of {KL_ESTIMATORS}, got {kl_estimator!r}")
         per_token = per_token + beta * kl
     return GRPOLoss(
         loss=aggregate(per_token, mask, loss_type, norms),

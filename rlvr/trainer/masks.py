@@ -7,6 +7,7 @@ by the soft overlong penalty of DAPO.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import torch
@@ -15,10 +16,14 @@ TruncationHandling = Literal["none", "mask", "penalty"]
 TRUNCATION_HANDLING: tuple[str, ...] = ("none", "mask", "penalty")
 
 
-def completion_mask(completion_ids: torch.Tensor, eos_token_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(mask, truncated): mask[i, t] = 1 for tokens up to and including the first EOS of row i;
-    truncated[i] = True when row i has no EOS at all (every generated token counts then)."""
-    is_eos = completion_ids == eos_token_id
+def completion_mask(
+    completion_ids: torch.Tensor, stop_ids: int | Sequence[int]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(mask, truncated): mask[i, t] = 1 for tokens up to and including the first stop token (EOS
+    or any of `stop_ids`) of row i; truncated[i] = True when row i has none (every generated token
+    counts then)."""
+    stops = torch.tensor([stop_ids] if isinstance(stop_ids, int) else list(stop_ids))
+    is_eos = torch.isin(completion_ids, stops)
     truncated = ~is_eos.any(dim=1)
     length = completion_ids.shape[1]
     first_eos = torch.where(truncated, length - 1, is_eos.int().argmax(dim=1))

@@ -51,7 +51,7 @@ def build_tiny_model(tokenizer: PreTrainedTokenizerFast, config: ModelConfig, se
         num_hidden_layers=config.tiny_layers,
         num_attention_heads=config.tiny_heads,
         num_key_value_heads=config.tiny_heads,
-        max_position_embeddings=256,
+        max_position_embeddings=4096,  # RoPE: no learned positions, so this only caps warnings
         tie_word_embeddings=True,
         pad_token_id=pad_id,
         eos_token_id=eos_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,11 @@ PANELS: dict[str, list[str]] = {
     "diversity": ["distinct_1", "distinct_2"],
     "tokens_per_correct": ["tokens_per_correct"],
     "step_time": ["step_seconds", "rollout_seconds", "update_seconds"],
+    # multi-turn episodes (not measured in single-turn runs)
+    "agent": ["turns_per_episode", "tool_calls_per_episode", "malformed_turn_rate"],
+    "tool_calls": [],  # one line per tool name (the `tool_calls/<name>` keys)
+    "episode_length": ["episode_tokens_passed", "episode_tokens_failed", "tokens_per_turn"],
+    "episode_end": ["ended_by_token_budget", "ended_by_turn_limit"],
 }
 
 
@@ -31,8 +37,11 @@ def plot_metrics(records: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     steps = [r["step"] for r in records]
     written: list[Path] = []
-    figure, axes = plt.subplots(4, 3, figsize=(15, 14))
-    for axis, (panel, keys) in zip(axes.flat, PANELS.items(), strict=False):
+    tool_keys = sorted({k for r in records for k in r if k.startswith("tool_calls/")})
+    panels = {name: keys or (tool_keys if name == "tool_calls" else []) for name, keys in PANELS.items()}
+    rows = math.ceil(len(panels) / 4)
+    figure, axes = plt.subplots(rows, 4, figsize=(20, 3.5 * rows))
+    for axis, (panel, keys) in zip(axes.flat, panels.items(), strict=False):
         single, single_axis = plt.subplots(figsize=(6, 4))
         for target in (axis, single_axis):
             for key in keys:

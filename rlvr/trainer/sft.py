@@ -1,12 +1,15 @@
-"""A short supervised warm start: next-token loss on the completion (and its EOS) only."""
+"""A short supervised warm start: next-token loss on the completion (and its EOS) only, or on a
+teacher episode's assistant turns only."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import torch
 
+from rlvr.trainer.episodes import Episode, episode_sequences
 from rlvr.trainer.rollout import Sequences, completion_logprobs, encode_prompts
 
 
@@ -26,24 +29,37 @@ def encode_pairs(tokenizer: Any, pairs: list[tuple[str, str]]) -> Sequences:
     return Sequences(prompt_ids, prompt_mask, completion_ids, mask, torch.zeros(len(pairs), dtype=torch.bool))
 
 
+def pair_batches(
+    tokenizer: Any, pairs: list[tuple[str, str]], batch_size: int
+) -> Callable[[random.Random], Sequences]:
+    """Minibatches of (prompt, completion) pairs."""
+    return lambda rng: encode_pairs(tokenizer, rng.sample(pairs, min(batch_size, len(pairs))))
+
+
+def episode_batches(
+    episodes: list[Episode], pad_id: int, batch_size: int
+) -> Callable[[random.Random], Sequences]:
+    """Minibatches of teacher episodes (the loss counts the teacher's turns, not the observations)."""
+    return lambda rng: episode_sequences(rng.sample(episodes, min(batch_size, len(episodes))), pad_id)
+
+
 def supervised_warm_start(
     model: Any,
-    tokenizer: Any,
-    pairs: list[tuple[str, str]],
+    batches: Callable[[random.Random], Sequences],
     *,
     steps: int,
-    batch_size: int,
     learning_rate: float,
     seed: int,
     progress: Any = None,
 ) -> list[float]:
-    """Train on (prompt, completion) pairs for `steps` minibatches; returns the loss per step."""
+    """Train on `steps` minibatches drawn by `batches` (the loss counts only `mask` tokens: a
+    completion, or an episode's assistant turns); returns the loss per step."""
     rng = random.Random(seed)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=learning_rate)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 - step / max(steps, 1))
     losses: list[float] = []
     for _ in range(steps):
-        batch = encode_pairs(tokenizer, rng.sample(pairs, min(batch_size, len(pairs))))
+        batch = batches(rng)
         logp, _ = completion_logprobs(model, batch, temperature=1.0)
         loss = -(logp * batch.mask).sum() / batch.mask.sum()
         optimizer.zero_grad(set_to_none=True)

@@ -1,0 +1,376 @@
+"""Multi-turn GRPO: episodes run through the real Gymnasium envs; observation tokens are context,
+never loss; one advantage per episode; the single-turn fast path and the episode path agree exactly."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+import torch
+
+import rlvr  # noqa: F401  (registers the envs)
+from rlvr.core.types import Task, Verdict
+from rlvr.graders.base import Grader, make_grader
+from rlvr.task_packs.registry import load_pack
+from rlvr.trainer import grpo, teachers
+from rlvr.trainer.advantages import group_advantages
+from rlvr.trainer.config import ModelConfig, TrainConfig
+from rlvr.trainer.curriculum import Curriculum
+from rlvr.trainer.episodes import ChatTemplate, Episode, EpisodeRunner, PlainTemplate, episode_sequences
+from rlvr.trainer.model import build_tiny_model, build_tokenizer, disable_dropout
+from rlvr.trainer.rollout import completion_logprobs
+
+
+@pytest.fixture(scope="module")
+def tool_pack() -> Any:
+    return load_pack("tool-worlds")
+
+
+@pytest.fixture(scope="module")
+def transcripts(tool_pack: Any) -> Any:
+    grader = make_grader(tool_pack)  # the tasks the tests play (their tokens must be known)
+    return teachers.teacher_transcripts("rlvr/Tool-v0", tool_pack, grader, distinct_prompts(tool_pack, 40))
+
+
+@pytest.fixture(scope="module")
+def tokenizer(transcripts: Any) -> Any:
+    return build_tokenizer(teachers.transcript_texts(transcripts), 800)
+
+
+def tiny(tokenizer: Any, seed: int = 0) -> Any:
+    model = build_tiny_model(tokenizer, ModelConfig(tiny_layers=1, tiny_hidden=32, tiny_heads=2), seed)
+    disable_dropout(model)
+    return model
+
+
+class ScriptedPolicy:
+    """Stands in for a model's `generate`: on each turn it sends the task's next reference turn (from
+    the teacher), or with probability `slip` a malformed one. The task is recognised from the prompt;
+    the turn number from the EOS tokens already in context. The env, grader and trainer are real."""
+
+    def __init__(self, tokenizer: Any, tasks: list[Task], slip: float, seed: int = 0) -> None:
+        self.tokenizer, self.slip, self.rng = tokenizer, slip, random.Random(seed)
+        self.turns = {t.prompt: teachers.reference_turns(t) for t in tasks}
+        self.calls = 0
+
+    def generate(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, generation_config: Any) -> Any:
+        self.calls += 1
+        eos, pad = self.tokenizer.eos_token_id, self.tokenizer.pad_token_id
+        rows = []
+        for ids, mask in zip(input_ids, attention_mask, strict=True):
+            context = ids[mask.bool()].tolist()
+            text = self.tokenizer.decode(context)
+            prompt = next(p for p in self.turns if text.startswith(p))
+            done = context.count(eos)
+            turn = self.turns[prompt][done] if done < len(self.turns[prompt]) else '{"final_answer": "?"}'
+            if self.rng.random() < self.slip:
+                turn = "oops"
+            rows.append(self.tokenizer(turn, add_special_tokens=False)["input_ids"] + [eos])
+        rows = [r[: generation_config.max_new_tokens] for r in rows]
+        width = max(len(r) for r in rows)
+        new = torch.tensor([r + [pad] * (width - len(r)) for r in rows])
+        return torch.cat([input_ids, new], dim=1)
+
+
+def distinct_prompts(pack: Any, count: int) -> list[Task]:
+    """Tasks whose prompts differ (instances of one template share their prompt text)."""
+    by_prompt = {t.prompt: t for t in reversed(pack.tasks("train"))}
+    return list(by_prompt.values())[:count]
+
+
+def runner_for(tool_pack: Any, tokenizer: Any, **kwargs: Any) -> EpisodeRunner:
+    return EpisodeRunner(
+        "rlvr/Tool-v0", tool_pack, make_grader(tool_pack), tokenizer, PlainTemplate(tokenizer), **kwargs
+    )
+
+
+def test_episodes_follow_the_env_turn_by_turn(tool_pack: Any, tokenizer: Any) -> None:
+    tasks = distinct_prompts(tool_pack, 4)
+    policy = ScriptedPolicy(tokenizer, tasks, slip=0.0)
+    runner = runner_for(tool_pack, tokenizer)
+    episodes = runner.run(
+        policy, tasks, temperature=1.0, max_new_tokens=400, max_episode_tokens=4000, batch_size=3
+    )
+    runner.close()
+    for task, episode in zip(tasks, episodes, strict=True):
+        assert episode.verdict is not None and episode.verdict.passed, episode.verdict
+        assert episode.reward == pytest.approx(episode.verdict.reward) and episode.reward > 0
+        assert episode.ended_by == "env" and not episode.truncated
+        reference = teachers.reference_turns(task)
+        assert len(episode.turn_tokens) == len(reference)
+        # the sampled tokens are exactly the turns sent, each closed by EOS
+        sampled = [i for i, s in zip(episode.ids, episode.sampled, strict=True) if s]
+        eos = tokenizer.eos_token_id
+        expected = [i for turn in reference for i in [*tokenizer(turn)["input_ids"], eos]]
+        assert sampled == expected
+        # everything else is the env's observations, rendered by the template
+        observations = [h["content"] for h in episode.history if h["role"] == "tool"]
+        rendered = [i for text in observations for i in tokenizer(f"\n{text}\n")["input_ids"]]
+        assert [i for i, s in zip(episode.ids, episode.sampled, strict=True) if not s] == rendered
+        assert sum(episode.tool_calls.values()) == task.hidden["optimal_calls"]
+
+
+def test_budgets_end_episodes_as_scored_failures(tool_pack: Any, tokenizer: Any) -> None:
+    tasks = distinct_prompts(tool_pack, 3)
+    runner = runner_for(tool_pack, tokenizer)
+    policy = ScriptedPolicy(tokenizer, tasks, slip=0.0)
+    episodes = runner.run(
+        policy, tasks, temperature=1.0, max_new_tokens=400, max_episode_tokens=60, batch_size=8
+    )
+    for episode in episodes:
+        assert len(episode.ids) <= 60
+        assert episode.ended_by == "token_budget" and episode.truncated
+        assert episode.verdict is not None and not episode.verdict.passed and episode.reward == 0.0
+        assert not episode.verdict.disrupted and "episode_token_budget" in episode.verdict.flags
+    # a turn longer than the per-turn budget is sent as it is (cut), the episode goes on
+    short = runner.run(
+        policy, tasks, temperature=1.0, max_new_tokens=5, max_episode_tokens=4000, batch_size=8
+    )
+    runner.close()
+    for episode in short:
+        assert all(n <= 5 for n in episode.turn_tokens) and episode.malformed_turns == len(
+            episode.turn_tokens
+        )
+        assert episode.ended_by == "turn_limit" and episode.last_turn_cut and episode.truncated
+
+
+def test_tool_tokens_never_receive_gradient(tokenizer: Any) -> None:
+    """A known layout: [prompt | a a EOS | o o o | a EOS]; the loss's gradient reaches the logits
+    that predict assistant tokens and never those that predict observation tokens."""
+    eos = tokenizer.eos_token_id
+    task = Task(id="t", prompt="p")
+    episodes = []
+    for shift in range(2):
+        e = Episode(task, [5 + shift, 6, 7])
+        e.add([10 + shift, 11, eos], sampled=True)
+        e.add([20, 21, 22 + shift], sampled=False)
+        e.add([12, eos], sampled=True)
+        episodes.append(e)
+    sequences = episode_sequences(episodes, tokenizer.pad_token_id)
+    model = tiny(tokenizer)
+    captured: list[torch.Tensor] = []
+
+    def keep_logits(module: Any, inputs: Any, output: torch.Tensor) -> None:
+        output.retain_grad()
+        captured.append(output)
+
+    model.lm_head.register_forward_hook(keep_logits)
+    rollout = grpo.Rollout(
+        sequences,
+        torch.tensor([0, 0]),
+        [Verdict("t", 1.0), Verdict("t", 0.0)],
+        torch.tensor([1.0, 0.0]),
+        torch.ones(2, dtype=torch.bool),
+        episodes,
+    )
+    config = TrainConfig()
+    config.grpo.num_iterations = 1
+    grpo.policy_update(model, None, torch.optim.SGD(model.parameters(), lr=0.0), rollout, config)
+    (logits,) = captured
+    assert logits.grad is not None
+    prompt, completion = sequences.prompt_ids.shape[1], sequences.completion_ids.shape[1]
+    first_kept = prompt + completion - logits.shape[1]  # the model may keep only the last logits
+    # position p predicts token p + 1; completion token t sits at prompt + t
+    start = prompt - 1 - first_kept
+    grad = logits.grad[:, start : start + completion].abs().sum(-1)
+    sampled = sequences.mask.bool()
+    assert bool((grad[~sampled] == 0).all())
+    assert bool((grad[sampled] > 0).all())
+
+
+def test_observation_tokens_are_context_for_later_turns(tokenizer: Any) -> None:
+    """Observations are attended to (they change later turns' log-probs) though they are never scored."""
+    eos = tokenizer.eos_token_id
+    task = Task(id="t", prompt="p")
+    a, b = Episode(task, [5, 6]), Episode(task, [5, 6])
+    for e, observation in ((a, [20, 21]), (b, [30, 31])):
+        e.add([10, eos], sampled=True)
+        e.add(observation, sampled=False)
+        e.add([12, eos], sampled=True)
+    model = tiny(tokenizer)
+    with torch.no_grad():
+        logp, _ = completion_logprobs(model, episode_sequences([a, b], tokenizer.pad_token_id), 1.0)
+    assert torch.equal(logp[0, :2], logp[1, :2])  # before the observation: identical
+    assert not torch.allclose(logp[0, 4:], logp[1, 4:])  # after it: it matters
+
+
+def test_episode_advantages_equal_the_group_formula(
+    tool_pack: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real episodes on rlvr/Tool-v0 (a policy that sometimes slips): each episode's one advantage,
+    (r - group mean) / (group std + eps), reaches every token it sampled and nothing else."""
+    tasks = distinct_prompts(tool_pack, 2)
+    config = TrainConfig()
+    g = config.grpo
+    g.tasks_per_step, g.group_size, g.group_size_max = 2, 4, 0
+    g.scale_rewards, g.num_iterations, g.truncation = "group", 1, "none"
+    g.max_new_tokens, g.max_episode_tokens = 400, 4000
+    agent = grpo.Agent(
+        tokenizer, make_grader(tool_pack), [tokenizer.eos_token_id], runner_for(tool_pack, tokenizer)
+    )
+    policy = ScriptedPolicy(tokenizer, tasks, slip=0.3, seed=3)
+    rollout = grpo.collect_rollout(
+        policy, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 3)
+    )
+    rewards, groups = rollout.rewards, rollout.group_ids
+    assert len(set(rewards.tolist())) > 1 and len(rollout.episodes) == 8
+    expected = []
+    for reward, group in zip(rewards.tolist(), groups.tolist(), strict=True):
+        members = [r for r, gid in zip(rewards.tolist(), groups.tolist(), strict=True) if gid == group]
+        mean = sum(members) / len(members)
+        std = (sum((r - mean) ** 2 for r in members) / len(members)) ** 0.5
+        expected.append((reward - mean) / (std + 1e-4))
+    assert torch.allclose(group_advantages(rewards, groups, "group"), torch.tensor(expected), atol=1e-5)
+
+    seen: dict[str, torch.Tensor] = {}
+    real_loss = grpo.grpo_loss
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        out = real_loss(*args, **kwargs)
+        seen["advantages"], seen["mask"], seen["per_token"] = args[3], args[4], out.surrogate.loss.detach()
+        return out
+
+    monkeypatch.setattr(grpo, "grpo_loss", spy)
+    config.grpo.micro_batch_size = 64
+    model = tiny(tokenizer)
+    stats = grpo.policy_update(model, None, torch.optim.SGD(model.parameters(), lr=0.0), rollout, config)
+    assert torch.allclose(seen["advantages"], torch.tensor(expected), atol=1e-5)
+    # ratio == 1 on the only pass, so each sampled token's surrogate is exactly -A of its episode
+    per_token, mask = seen["per_token"], seen["mask"]
+    for row, advantage in enumerate(expected):
+        assert torch.allclose(per_token[row][mask[row].bool()], torch.tensor(-advantage), atol=1e-5)
+    assert stats["grad_norm"] > 0
+    metrics = grpo.rollout_metrics(rollout)
+    assert metrics["turns_per_episode"] >= 2 and 0 < metrics["malformed_turn_rate"] < 1
+    assert metrics["tool_calls_per_episode"] > 0 and any(k.startswith("tool_calls/") for k in metrics)
+    agent.runner.close()  # type: ignore[union-attr]
+
+
+class LengthGrader(Grader):
+    """Deterministic and in-process: reward 1 for an even-length completion (so groups vary)."""
+
+    family = "code"
+
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        return [
+            Verdict(t.id, float(len(c) % 2 == 0), passed=len(c) % 2 == 0)
+            for t, c in zip(tasks, completions, strict=True)
+        ]
+
+
+def test_single_turn_fast_path_and_episode_path_agree_exactly() -> None:
+    """tiny-functions through rlvr/Code-v0 (one turn) gives the very rollout and update of the
+    batched fast path: same tokens, rewards, loss and weights."""
+    from rlvr.task_packs.tiny_functions import sft_examples
+
+    pack = load_pack("tiny-functions")
+    tokenizer = build_tokenizer([p + c for p, c in sft_examples(200)], 300)
+    tokenizer.padding_side = "left"
+    tasks = pack.tasks("train")[:3]
+    config = TrainConfig()
+    g = config.grpo
+    g.tasks_per_step, g.group_size, g.group_size_max, g.max_new_tokens = 3, 3, 0, 12
+    g.micro_batch_size, g.truncation = 4, "mask"
+    grader = LengthGrader(pack)
+    results = []
+    for runner in (None, EpisodeRunner("rlvr/Code-v0", pack, grader, tokenizer, PlainTemplate(tokenizer))):
+        model = tiny(tokenizer, seed=1)
+        agent = grpo.Agent(tokenizer, grader, [tokenizer.eos_token_id], runner)
+        torch.manual_seed(7)
+        rollout = grpo.collect_rollout(
+            model, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 3)
+        )
+        stats = grpo.policy_update(
+            model, None, torch.optim.AdamW(model.parameters(), lr=1e-2), rollout, config
+        )
+        results.append((rollout, stats, copy.deepcopy(model.state_dict())))
+    (fast, fast_stats, fast_weights), (slow, slow_stats, slow_weights) = results
+    assert len(slow.episodes) == 9 and all(len(e.turn_tokens) == 1 for e in slow.episodes)
+    assert torch.equal(fast.sequences.prompt_ids, slow.sequences.prompt_ids)
+    assert torch.equal(fast.sequences.completion_ids, slow.sequences.completion_ids)
+    assert torch.equal(fast.sequences.mask, slow.sequences.mask)
+    assert torch.equal(fast.sequences.truncated, slow.sequences.truncated)
+    assert torch.equal(fast.rewards, slow.rewards) and len(set(fast.rewards.tolist())) > 1
+    for key in ("loss", "policy_loss", "grad_norm", "entropy"):
+        assert fast_stats[key] == slow_stats[key], key
+    for name, weight in fast_weights.items():
+        assert torch.equal(weight, slow_weights[name]), name
+
+
+def test_chat_template_renders_the_turns_between_assistant_messages(tokenizer: Any) -> None:
+    chat = copy.deepcopy(tokenizer)
+    chat.chat_template = (
+        "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<eos>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+    )
+    template = ChatTemplate(chat, ["<eos>"])
+    assert chat.decode(template.prompt_ids("hi")) == "<|user|>hi<eos>\n<|assistant|>"
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "call"}]
+    # after the sampled "call<eos>": the template's newline, the tool message, the next prompt
+    assert chat.decode(template.observation_ids(history, "result")) == "\n<|tool|>result<eos>\n<|assistant|>"
+
+
+def layout_episodes(tokenizer: Any) -> list[Episode]:
+    """Episodes of different prompt lengths, turn counts and observation lengths."""
+    eos, task = tokenizer.eos_token_id, Task(id="t", prompt="p")
+    shapes = [([5, 6, 7, 8], [[10, 11, eos], [30, 31, 32], [12, eos]]), ([9], [[13, eos]])]
+    shapes += [([5, 6], [[14, 15, 16, eos], [33], [17, eos], [34, 35], [18, eos]])]
+    episodes = []
+    for prompt, parts in shapes:
+        episode = Episode(task, prompt)
+        for index, part in enumerate(parts):
+            episode.add(part, sampled=index % 2 == 0)
+        episodes.append(episode)
+    return episodes
+
+
+def test_multi_turn_logprobs_match_a_plain_loop(tokenizer: Any) -> None:
+    """Left padding and position ids: each episode's batched log-probs equal those of the episode
+    run alone, unpadded."""
+    episodes = layout_episodes(tokenizer)
+    model = tiny(tokenizer)
+    sequences = episode_sequences(episodes, tokenizer.pad_token_id)
+    with torch.no_grad():
+        batched, _ = completion_logprobs(model, sequences, 0.7)
+        for row, episode in enumerate(episodes):
+            ids = torch.tensor([episode.prompt_ids + episode.ids])
+            logp = torch.log_softmax(model(input_ids=ids).logits[0] / 0.7, dim=-1)
+            start = len(episode.prompt_ids)
+            for t, token in enumerate(episode.ids):
+                assert torch.allclose(batched[row, t], logp[start + t - 1, token], atol=1e-5)
+
+
+def test_multi_turn_update_is_the_same_however_it_is_micro_batched(tokenizer: Any) -> None:
+    """mu = 3 with a KL reference over multi-turn sequences: old and reference log-probs and the
+    three optimiser steps give the same weights in one batch, row by row, or capped by tokens."""
+    from rlvr.trainer.model import ReferencePolicy
+
+    episodes = layout_episodes(tokenizer)
+    sequences = episode_sequences(episodes, tokenizer.pad_token_id)
+    width = sequences.prompt_ids.shape[1] + sequences.completion_ids.shape[1]
+    weights = []
+    for rows, tokens in ((64, 0), (1, 0), (64, 2 * width)):
+        model = tiny(tokenizer)
+        config = TrainConfig()
+        g = config.grpo
+        g.num_iterations, g.beta, g.micro_batch_size, g.micro_batch_tokens = 3, 0.1, rows, tokens
+        g.epsilon_low = g.epsilon_high = 0.05
+        rollout = grpo.Rollout(
+            sequences,
+            torch.tensor([0, 0, 0]),
+            [Verdict("t", r) for r in (1.0, 0.0, 0.5)],
+            torch.tensor([1.0, 0.0, 0.5]),
+            torch.ones(3, dtype=torch.bool),
+            episodes,
+        )
+        reference = ReferencePolicy(model, uses_lora=False)
+        stats = grpo.policy_update(
+            model, reference, torch.optim.SGD(model.parameters(), lr=3.0), rollout, config
+        )
+        assert stats["kl"] > 0 and stats["clip_ratio/low"] + stats["clip_ratio/high"] > 0
+        weights.append([p.detach().clone() for p in model.parameters()])
+    for other in weights[1:]:
+        for a, b in zip(weights[0], other, strict=True):
+            assert torch.allclose(a, b, atol=1e-5)

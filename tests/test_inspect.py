@@ -99,3 +99,19 @@ def test_hacking_gap_is_visible_minus_hidden_over_tasks_that_show_examples() -> 
     ]
     assert hacking_gap(records) == 0.5
     assert hacking_gap([{"visible_passed": None, "passed": True}]) is None
+
+
+def test_trainer_step_metrics_report_the_hacking_gap_and_exploit_rates() -> None:
+    from rlvr.core.types import Verdict
+    from rlvr.trainer.metrics import verdict_metrics
+
+    verdicts = [
+        Verdict("a", 0.1, False, visible_passed=True, flags=["special_cases_visible:literal_outputs"]),
+        Verdict("b", 1.0, True, visible_passed=True),
+        Verdict("c", 0.0, False, flags=["sandbox:denied:socket", "timeout"]),
+        Verdict("d", 0.0, False, visible_passed=False),
+    ]
+    out = verdict_metrics(verdicts)
+    assert out["hacking_gap"] == (2 - 1) / 3
+    assert out["exploit/special_cases_visible"] == 0.25 and out["exploit/sandbox:denied"] == 0.25
+    assert "exploit/timeout" not in out

@@ -58,7 +58,7 @@ class ToolEnv(FamilyTextEnv):
             self.episode.done = True
             observation, verdict = (
                 "",
-                Verdict.failure(self.task.id, f"episode fault: {type(exc).__name__}: {exc}"),
+                Verdict.failure(self.task.id, f"episode fault: {type(exc).__name__}: {exc}", fault="grader"),
             )
         self.turn = self.episode.turns
         turn = parse_turn(text)  # for the caller's statistics: which tools this turn called

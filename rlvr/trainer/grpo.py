@@ -28,6 +28,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
+from rlvr.core.flags import exploit_flags
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
 from rlvr.executors import make_executor_grader
@@ -57,6 +58,9 @@ from rlvr.trainer.plots import plot_metrics
 from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate, micro_batches
 from rlvr.trainer.sft import episode_batches, pair_batches, supervised_warm_start
 
+MAX_FLAGGED_PER_STEP = 64  # flagged samples kept per step in flagged_samples.jsonl
+MAX_FLAGGED_CHARS = 4000  # characters of each flagged completion kept
+
 
 @dataclass(frozen=True)
 class RunPaths:
@@ -69,6 +73,10 @@ class RunPaths:
     @property
     def grading_errors(self) -> Path:
         return self.root / "grading_errors.jsonl"
+
+    @property
+    def flagged_samples(self) -> Path:
+        return self.root / "flagged_samples.jsonl"
 
     @property
     def summary(self) -> Path:
@@ -497,6 +505,7 @@ def train(
     curriculum = Curriculum(train_tasks, g.curriculum, g.curriculum_threshold, g.curriculum_window)
     sampler = random.Random(r.seed)
     metrics, grading_errors = MetricsLog(paths.metrics), MetricsLog(paths.grading_errors)
+    flagged = MetricsLog(paths.flagged_samples)  # what `rlvr inspect RUN_DIR` reads
     state: dict[str, Any] = {"step": 0, "elapsed": 0.0, "sft": sft_info}
     if checkpoint is not None:
         payload = load_checkpoint_state(checkpoint)
@@ -507,10 +516,12 @@ def train(
         sampler.setstate(state["sampler"])
         metrics.truncate(state["metrics_lines"])
         grading_errors.truncate(state.get("grading_error_lines", 0))
+        flagged.truncate(state.get("flagged_lines", 0))
         log(f"resuming {out_dir} at step {state['step']} of {g.steps}")
     else:
         metrics.truncate(0)
         grading_errors.truncate(0)
+        flagged.truncate(0)
     session_start = started - state["elapsed"]  # wall time counts SFT, evaluation and earlier sessions
 
     def snapshot() -> None:
@@ -520,6 +531,7 @@ def train(
             scheduler=scheduler.state_dict(),
             metrics_lines=metrics.line_count(),
             grading_error_lines=grading_errors.line_count(),
+            flagged_lines=flagged.line_count(),
             elapsed=time.perf_counter() - session_start,
         )
         save_checkpoint(paths.checkpoint, policy, tokenizer, optimizer, state)
@@ -565,6 +577,20 @@ def train(
                                 "dropped": v.disrupted,
                             }
                         )
+                attempts = [row for row, v in enumerate(rollout.verdicts) if exploit_flags(v.flags)]
+                for row in attempts[:MAX_FLAGGED_PER_STEP]:  # exploit attempts, bounded per step
+                    v = rollout.verdicts[row]
+                    ids = rollout.sequences.completion_ids[row][rollout.sequences.mask[row] > 0]
+                    flagged.append(
+                        {
+                            "step": state["step"],
+                            "task_id": v.task_id,
+                            "reward": v.reward,
+                            "passed": v.passed,
+                            "flags": v.flags,
+                            "completion": agent.tokenizer.decode(ids.tolist())[:MAX_FLAGGED_CHARS],
+                        }
+                    )
                 record = {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
                 record.update(
                     step_seconds=time.perf_counter() - step_started,

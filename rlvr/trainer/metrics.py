@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.flags import exploit_flags, flag_name
 from rlvr.core.types import Verdict
 
 
@@ -36,6 +37,14 @@ def verdict_metrics(verdicts: Sequence[Verdict]) -> dict[str, float]:
     out["reward_mean"], out["reward_std"] = _mean_std([v.reward for v in verdicts])
     out["pass_rate"] = sum(v.passed for v in verdicts) / max(len(verdicts), 1)
     out["grading_errors"] = float(sum(v.error is not None for v in verdicts))
+    shown = [v for v in verdicts if v.visible_passed is not None]
+    if shown:  # visible-example pass rate minus hidden pass rate: rises when the policy hard-codes
+        out["hacking_gap"] = (
+            sum(bool(v.visible_passed) for v in shown) - sum(v.passed for v in shown)
+        ) / len(shown)
+    for flag in sorted({flag_name(f) for v in verdicts for f in exploit_flags(v.flags)}):
+        carrying = sum(any(flag_name(f) == flag for f in exploit_flags(v.flags)) for v in verdicts)
+        out[f"exploit/{flag}"] = carrying / max(len(verdicts), 1)
     names = sorted({name for v in verdicts for name in v.components})
     for name in names:
         scores = [v.components[name].fraction for v in verdicts if name in v.components]

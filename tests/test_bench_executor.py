@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("ray", reason="the ray extra is not installed")
 
 
+@pytest.mark.slow  # Ray grading agreement is covered by tests/test_ray.py
 def test_bench_on_ray_matches_local(tmp_path: Path, humaneval_problems):
     samples = tmp_path / "samples.jsonl"
     rows = []

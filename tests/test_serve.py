@@ -201,6 +201,7 @@ def test_unknown_label_reports_its_index(server):
     assert response.json()["unknown"] == [{"index": 1, "label": "nope"}]
 
 
+@pytest.mark.slow  # a second Ray cluster start; the queue is covered locally
 def test_executor_ray_serves_through_the_queue(cases):
     pytest.importorskip("ray")
     ids, prompts, completions, verdicts = cases

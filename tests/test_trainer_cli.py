@@ -138,6 +138,7 @@ def test_tiny_run_writes_the_run_directory(tmp_path: Path) -> None:
     assert "held-out pass rate" in output
 
 
+@pytest.mark.slow  # the multi-turn SIGKILL resume test covers the contract
 def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     out = tmp_path / "run"
     metrics = out / "metrics.jsonl"
@@ -160,6 +161,7 @@ def test_sigkill_then_resume_loses_and_repeats_no_step(tmp_path: Path) -> None:
     assert json.loads((out / "summary.json").read_text())["steps"] == 6
 
 
+@pytest.mark.slow  # end-to-end LoRA run
 def test_config_file_with_a_local_model_and_lora(tmp_path: Path) -> None:
     """`rlvr train CONFIG.toml` on a local Hugging Face model directory (no SFT), LoRA adapter."""
     from rlvr.task_packs.tiny_functions import sft_examples
@@ -226,6 +228,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     assert [json.loads(line)["step"] for line in metrics.read_text().splitlines()] == list(range(1, 31))
 
 
+@pytest.mark.slow  # Ray grading is covered by tests/test_ray.py
 def test_tiny_run_grades_on_ray_actors(tmp_path: Path) -> None:
     pytest.importorskip("ray", reason="the ray extra is not installed")
     out = tmp_path / "run"

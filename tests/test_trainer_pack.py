@@ -44,6 +44,7 @@ def grader():  # type: ignore[no-untyped-def]
         yield g
 
 
+@pytest.mark.slow  # grades every trainer-pack reference and bug
 def test_references_pass_and_bugs_fail(grader) -> None:  # type: ignore[no-untyped-def]
     pack = grader.pack
     tasks = pack.tasks()

@@ -145,6 +145,7 @@ def test_next_candidate_is_unaffected_local(
     check_after(local_worker, probe, case, local_alone)
 
 
+@pytest.mark.slow  # the namespaced and docker runs stay in the default set
 def test_next_candidate_is_unaffected_degraded(probe: HostProbe) -> None:
     """The same property in the degraded (no namespaces) mode, over the whole corpus."""
     alone = baseline(lambda: LocalSandbox(1, isolation="none"))

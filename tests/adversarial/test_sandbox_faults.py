@@ -114,7 +114,9 @@ def check_zygote_survives_corpus(pool: WorkerPool, probe: HostProbe, zygote: int
     assert probe.written_files() == []  # and no case left a file on the host, in any mode
 
 
-@pytest.mark.parametrize("mode", sorted(POOLS))
+@pytest.mark.parametrize(
+    "mode", [pytest.param(m, marks=pytest.mark.slow) if m == "degraded" else m for m in sorted(POOLS)]
+)
 def test_no_case_makes_the_zygote_fail(probe: HostProbe, mode: str) -> None:
     with POOLS[mode]() as pool:
         check_zygote_survives_corpus(pool, probe, zygote_pid(pool.workers[0]))

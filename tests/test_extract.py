@@ -94,13 +94,13 @@ def test_many_fences_cannot_make_extraction_parse_without_bound(monkeypatch):
     from rlvr.graders.code import extract
 
     parsed: list[int] = []
-    real = extract._parses
+    real = extract.parses
 
     def counting(source: str):
         parsed.append(len(source))
         return real(source)
 
-    monkeypatch.setattr(extract, "_parses", counting)
+    monkeypatch.setattr(extract, "parses", counting)
     hostile = ("```python\n'''\n" + "```\nx\n" * 2000) * 5  # no closer ever gives a body that parses
     blocks = extract.fenced_blocks(hostile)
     assert len(blocks) > 1

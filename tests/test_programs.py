@@ -234,3 +234,8 @@ def test_generated_stdin_catches_a_program_that_only_fits_the_visible_tests() ->
             ["gen/add", "gen/add"], ["a, b = map(int, input().split())\nprint(b + a)\n", "print(7)\n"]
         )
     assert honest.passed and not fitted.passed and "test 2 of 13" in fitted.feedback
+
+
+def test_a_whole_program_with_a_fence_in_a_string_is_graded_whole(graders: dict[str, Grader]) -> None:
+    program = 'NOTE = """```python\\nprint(0)\\n```"""\ninput()\nprint(sum(map(int, input().split())))\n'
+    assert graders["apps"].grade("apps/1", "\ufeff" + program).passed

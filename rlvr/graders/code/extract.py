@@ -75,7 +75,7 @@ def fenced_blocks(text: str) -> list[FencedBlock]:
             budget -= len(candidate)
             if budget < 0:
                 break
-            if _parses(candidate) is not None:
+            if parses(candidate) is not None:
                 end = j
                 break
         body = "\n".join(lines[index + 1 : end])
@@ -94,7 +94,7 @@ def _strip_bom(text: str) -> str:
     return text.lstrip(BOM)
 
 
-def _parses(source: str) -> ast.Module | None:
+def parses(source: str) -> ast.Module | None:
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
@@ -115,7 +115,7 @@ def _defines(module: ast.Module, name: str) -> bool:
 def prompt_preamble(prompt: str, entry_point: str) -> str:
     """The prompt's code minus the entry point's own stub: its imports and helper functions,
     which a full-program completion may rely on (e.g. HumanEval/32's `poly`)."""
-    module = _parses(prompt)
+    module = parses(prompt)
     if module is None:
         return ""
     lines = prompt.splitlines(keepends=True)
@@ -132,7 +132,7 @@ def _with_preamble(prompt: str, body: str, entry_point: str) -> str:
     preamble = prompt_preamble(prompt, entry_point)
     if preamble.strip():
         joined = preamble.rstrip("\n") + "\n\n\n" + body
-        if _parses(joined) is not None:
+        if parses(joined) is not None:
             return joined
     return body
 
@@ -140,15 +140,15 @@ def _with_preamble(prompt: str, body: str, entry_point: str) -> str:
 def extract_program(prompt: str, completion: str, entry_point: str) -> Extraction:
     """The source to grade and where it came from (see the module docstring for the order)."""
     text = _strip_bom(completion)
-    module = _parses(text)
+    module = parses(text)
     if module is not None and _defines(module, entry_point):
         return Extraction(_with_preamble(prompt, text, entry_point), "whole")
-    if _parses(prompt + text) is not None:
+    if parses(prompt + text) is not None:
         return Extraction(prompt + text, "continuation")
     code = [b for b in fenced_blocks(text) if b.language in _CODE_LANGUAGES]
     if not code:
         return Extraction(text, "raw")
-    parsed = [_parses(_strip_bom(b.body)) for b in code]
+    parsed = [parses(_strip_bom(b.body)) for b in code]
     defining = [i for i, m in enumerate(parsed) if m is not None and _defines(m, entry_point)]
     if defining:
         chosen = defining[-1]
@@ -156,7 +156,7 @@ def extract_program(prompt: str, completion: str, entry_point: str) -> Extractio
         return Extraction(_with_preamble(prompt, body, entry_point), f"block {chosen + 1} of {len(code)}")
     for chosen in reversed(range(len(code))):  # a fenced continuation of the prompt
         continuation = prompt + _strip_bom(code[chosen].body)
-        if _parses(continuation) is not None:
+        if parses(continuation) is not None:
             return Extraction(continuation, f"block {chosen + 1} of {len(code)}")
     return Extraction(_strip_bom(code[-1].body), f"block {len(code)} of {len(code)}")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rlvr.core.types import Component, Task, Verdict
-from rlvr.graders.code.extract import last_fenced_block
+from rlvr.graders.code.extract import BOM, PARSE_BUDGET_CHARS, last_fenced_block, parses
 from rlvr.graders.code.perf import perf_score
 from rlvr.graders.code.programs.compare import JudgeFn, JudgeRaised, load_judge, text_matches, value_matches
 from rlvr.graders.code.programs.driver import CALL_ENTRY, RUN_ENTRY, driver_source
@@ -41,9 +41,12 @@ RUN_FAULTS = {
 
 
 def extract_program(completion: str) -> str:
-    """The program in a completion: its last fenced Python block, else the whole text (a BOM is
-    dropped; the syntax layer reports what is wrong with anything else)."""
-    text = completion.removeprefix("\ufeff")
+    """The program in a completion, by the function tasks' rule: the whole text when it is Python
+    (a fence inside one of its strings is content), else its last fenced Python block, else the
+    whole text for the syntax layer to report on. A BOM is dropped."""
+    text = completion.lstrip(BOM)
+    if len(text) <= PARSE_BUDGET_CHARS and parses(text) is not None:
+        return text
     fenced = last_fenced_block(text)
     return fenced if fenced is not None else text
 

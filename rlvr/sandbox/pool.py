@@ -54,6 +54,9 @@ def syscall_filter_hex() -> str | None:
 
 
 RESPONSE_MARGIN_SECONDS = 5.0
+WALL_LIMIT_FACTOR = 3.0
+"""A job's `timeout` is CPU seconds; the child may take this many times as long in wall time (a
+loaded machine shares its cores) before it is stopped as a sleeper."""
 MAX_RESPONSE_BYTES = 8 << 20
 
 
@@ -69,6 +72,11 @@ class Job:
     memory: bool = False  # with trace: also report each call's peak traced memory (tracemalloc)
     mem_mb: int = 1024
     max_output: int = 1 << 20
+
+    @property
+    def wall_limit(self) -> float:
+        """Wall-clock seconds before a child that sleeps or blocks is stopped (`timeout` is CPU time)."""
+        return self.timeout * WALL_LIMIT_FACTOR
 
 
 @dataclass
@@ -216,8 +224,8 @@ class ZygoteWorker:
                 detail=f"job is not plain data: {exc}",
                 flags=list(self.flags),
             )
-        header = {"op": "run", "timeout": job.timeout, "max_output": job.max_output}
-        raw = self.request(header, payload, job.timeout + RESPONSE_MARGIN_SECONDS)
+        header = {"op": "run", "timeout": job.timeout, "wall": job.wall_limit, "max_output": job.max_output}
+        raw = self.request(header, payload, job.wall_limit + RESPONSE_MARGIN_SECONDS)
         result = decode_response(raw, len(job.calls))
         result.flags = list(self.flags)
         return result

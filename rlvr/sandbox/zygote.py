@@ -6,7 +6,7 @@ This file is never imported by the grader. The pool runs its *text* in a fresh i
 It must therefore be self-contained.
 
 Protocol (stdin/stdout of the zygote; a frame is a 4-byte big-endian length + that many bytes):
-  request   frame {"op": "run", "timeout", "max_output", "size"}, then `size` raw bytes: the job, JSON
+  request   frame {"op": "run", "timeout", "wall", "max_output", "size"}, then `size` raw bytes: the job, JSON
             {"source", "entry", "calls": [wire args], "trace", "memory", "mem_mb"}; or frame {"op": "ping"}
   response  frame {"status": null|"timeout"|"output_limit"|"sandbox_error", "exit": int|null,
             "wall": float, "token": str, "detail": str}, then a frame holding the child's raw output
@@ -16,6 +16,10 @@ wipes the buffer; it collects the child's output into one buffer, forwards it, a
 the forked child parses the job; only the trusted side parses the output. So the zygote holds no
 source, no arguments and no results (a reference solution's outputs are hidden data) when it forks
 the next candidate.
+
+`timeout` is the child's CPU budget (read from its CPU clock; the kernel's RLIMIT_CPU backs it up);
+`wall` is a larger wall-clock limit for a child that sleeps or blocks. A busy machine slows an
+honest child down without failing it.
 
 Every candidate starts from the same state. The launcher installed the sandbox's syscall filter
 before exec'ing this zygote (see syscall_filter.py): no process under it can write to the file
@@ -565,6 +569,27 @@ def write_all(fd, data):
         view = view[os.write(fd, view) :]
 
 
+def child_cpu_clock(pid):
+    """The clock id of process `pid`'s CPU time (Linux: MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)),
+    or None where the kernel does not offer it."""
+    clock = ((~pid) << 3) | 2
+    try:
+        time.clock_gettime(clock)
+    except (OSError, OverflowError):
+        return None
+    return clock
+
+
+def cpu_seconds(clock):
+    """CPU seconds used so far on `clock` (None: no clock, or the process is already gone)."""
+    if clock is None:
+        return None
+    try:
+        return time.clock_gettime(clock)
+    except OSError:
+        return None
+
+
 def supervise(header, job, job_size):
     """Fork a child for the job (raw JSON bytes), wipe the job, collect the child's raw output into
     the output buffer; returns (summary, output size)."""
@@ -589,17 +614,24 @@ def supervise(header, job, job_size):
     view = memoryview(Buffers.get("output", max_output + 1))[: max_output + 1]
     total = 0
     status = None
-    deadline = started + timeout
+    cpu_clock = child_cpu_clock(pid)
+    # `timeout` is the child's CPU budget; the wall limit (larger) only stops a child that sleeps or
+    # blocks, so a loaded machine does not fail honest code. Without a readable CPU clock, the
+    # budget is wall time, as before.
+    deadline = started + (float(header.get("wall") or timeout) if cpu_clock is not None else timeout)
     try:
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            now = time.monotonic()
+            spent = cpu_seconds(cpu_clock)
+            if now >= deadline or (spent is not None and spent >= timeout):
                 status = "timeout"
                 break
-            ready, _, _ = select.select([rfd], [], [], remaining)
+            # the child's CPU time grows no faster than wall time: waiting out the unspent budget
+            # (or the wall limit, whichever is first) can never overshoot it
+            wait = deadline - now if spent is None else min(deadline - now, max(timeout - spent, 0.01))
+            ready, _, _ = select.select([rfd], [], [], wait)
             if not ready:
-                status = "timeout"
-                break
+                continue
             count = os.readv(rfd, [view[total:]])
             if not count:
                 break
@@ -616,8 +648,10 @@ def supervise(header, job, job_size):
                 pass
     exit_status = None
     try:
-        _, raw = os.waitpid(pid, 0)
+        _, raw, usage = os.wait4(pid, 0)
         exit_status = -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
+        if status is None and usage.ru_utime + usage.ru_stime >= timeout:
+            status = "timeout"  # the kernel's CPU limit (RLIMIT_CPU) ended it before we looked
     except ChildProcessError:
         pass
     os.close(rfd)

@@ -26,7 +26,7 @@ from rlvr.graders.compose import gated_reward, normalized_weights
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, run_ops, same_value
-from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool
 
@@ -97,7 +97,9 @@ class RepoGrader(Grader):
     def type_checker(self) -> RepoTypeChecker:
         with self._lock:
             if self._types is None:
-                self._types = RepoTypeChecker(timeout=self.options.type_timeout)
+                self._types = RepoTypeChecker(
+                    timeout=self.options.type_timeout, engine=self.options.type_engine
+                )
             return self._types
 
     def run(
@@ -203,9 +205,11 @@ class RepoGrader(Grader):
                     task.id, f"pyright failed on the base state: {base_report.failure}", fault="grader"
                 )
             report = self.type_checker.check(files)
-            if report.failure == "timeout":
-                flags.append("timeout:types")
-                components["types"] = Component(0.0, 1.0, "pyright timed out on this repository")
+            if report.failure in CANDIDATE_FAILURES:
+                # pyright timed out or died on this state while a trivial repository checks fine:
+                # the candidate's content did it (pyright never executes it) - a scored failure.
+                flags.append(f"{report.failure}:types")
+                components["types"] = Component(0.0, 1.0, f"pyright {report.failure} on this repository")
             elif report.failure is not None:
                 return Verdict.failure(task.id, f"pyright failed: {report.failure}", fault="grader")
             else:

@@ -1,0 +1,102 @@
+"""Whole-repository pyright on the warm language server: incremental checks see cross-module breaks,
+added and removed modules; a candidate that times pyright out is a flagged scored failure; a dead
+server is restarted; the server and the cold CLI agree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rlvr.graders.base import make_grader
+from rlvr.graders.repo.grader import RepoGrader
+from rlvr.graders.repo.types_server import RepoServerEngine
+from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.task_packs.registry import load_pack
+
+PACK = load_pack("repo-tasks")
+TASK = PACK.get("ledger-rename-format_cents")
+BASE: dict[str, str] = TASK.hidden["base"]
+REFERENCE: dict[str, str] = TASK.hidden["reference"]
+SLOW = "x = 1\n" + "x = [x]\n" * 20_000  # pyright's inference on this takes far more than 3 s
+
+
+def states() -> dict[str, dict[str, str]]:
+    """Named repository states whose error counts are known (reference: 0)."""
+    # only the definition and the package's re-export are renamed: report.py's caller now breaks
+    half_renamed = dict(BASE)
+    for path in ("ledger/money.py", "ledger/__init__.py"):
+        half_renamed[path] = BASE[path].replace("format_cents", "render_cents")
+    added = dict(REFERENCE)
+    added["ledger/extra/helpers.py"] = "def seven() -> int:\n    return 7\n"
+    added["ledger/report.py"] = REFERENCE["ledger/report.py"] + (
+        "\n\nfrom ledger.extra.helpers import seven\n\nSEVEN: str = seven()\n"
+    )
+    removed = dict(added)
+    del removed["ledger/extra/helpers.py"]  # the import no longer resolves (no empty directory left)
+    return {"reference": REFERENCE, "half_renamed": half_renamed, "added": added, "removed": removed}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RepoTypeChecker]:
+    checker = RepoTypeChecker(cache_size=0)
+    yield checker
+    checker.close()
+
+
+def _errors(checker: RepoTypeChecker, files: dict[str, str]) -> dict[tuple[str, str], int]:
+    report = checker.check(files)
+    assert report.failure is None, report.failure
+    return dict(report.errors)
+
+
+def test_incremental_checks_follow_each_state(server: RepoTypeChecker) -> None:
+    named = states()
+    assert _errors(server, named["reference"]) == {}
+    broken = _errors(server, named["half_renamed"])
+    assert broken and all(path == "ledger/report.py" for path, _ in broken), broken
+    assert any("format_cents" in message for _, message in broken)
+    added = _errors(server, named["added"])
+    assert [path for path, _ in added] == ["ledger/report.py"], added
+    assert '"int" is not assignable to declared type "str"' in next(iter(added))[1]
+    removed = _errors(server, named["removed"])
+    assert any("ledger.extra.helpers" in message for _, message in removed), removed
+    assert _errors(server, named["reference"]) == {}  # back where it started: nothing stale remains
+    engine = server._server
+    assert isinstance(engine, RepoServerEngine) and engine.starts == 1  # one warm server throughout
+
+
+def test_a_dead_server_is_restarted(server: RepoTypeChecker) -> None:
+    engine = server._server
+    assert isinstance(engine, RepoServerEngine)
+    _errors(server, REFERENCE)
+    starts = engine.starts
+    connection = engine._connection
+    assert connection is not None
+    connection.kill()  # the server dies between checks
+    assert _errors(server, states()["half_renamed"])  # checked on a fresh server, same answer
+    assert engine.starts == starts + 1
+
+
+def test_a_candidate_that_times_pyright_out_is_a_flagged_failure() -> None:
+    with make_grader(PACK, jobs=1, type_timeout=3.0) as grader:
+        assert isinstance(grader, RepoGrader)
+        files = dict(REFERENCE) | {"ledger/slow.py": SLOW}
+        verdict = grader.grade_state(TASK, files)
+        assert verdict.error is None and verdict.fault is None and not verdict.passed
+        assert "timeout:types" in verdict.flags and verdict.components["types"].score == 0.0
+        # the server was replaced; the next submit is graded normally
+        verdict = grader.grade_state(TASK, REFERENCE)
+        assert verdict.passed and verdict.components["types"].score == 1.0, verdict
+
+
+@pytest.mark.slow
+def test_server_and_cli_agree() -> None:
+    cli = RepoTypeChecker(engine="cli", cache_size=0)
+    server = RepoTypeChecker(cache_size=0)
+    try:
+        for name, files in {"base": BASE, **states()}.items():
+            assert server.check(files).errors == cli.check(files).errors, name
+    finally:
+        cli.close()
+        server.close()

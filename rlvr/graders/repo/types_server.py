@@ -36,7 +36,7 @@ from rlvr.graders.code.typecheck.run import RunFailure
 SERVER_START_SECONDS = 60.0
 CONFIG_NAME = "pyrightconfig.json"
 # LSP FileChangeType
-CREATED, CHANGED, DELETED = 1, 2, 3
+CREATED, DELETED = 1, 3
 
 # (path relative to the repository, 1-based line, message) of one error
 RepoDiagnostic = tuple[str, int, str]
@@ -180,7 +180,8 @@ class RepoServerEngine:
             target = self._target(path)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(sources[path], encoding="utf-8", errors="replace")
-            events.append({"uri": self._uri(path), "type": CREATED if path in added else CHANGED})
+            if path in added:  # a changed file is open: its didChange below is all pyright needs
+                events.append({"uri": self._uri(path), "type": CREATED})
         if events:
             connection.notify("workspace/didChangeWatchedFiles", {"changes": events})
         for path in changed:

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from rlvr.graders.repo.generate import Validator, bug_tasks, feature_tasks, migration_tasks, rename_tasks
+from rlvr.graders.repo.generate import (
+    Validator,
+    bug_tasks,
+    feature_tasks,
+    migration_tasks,
+    rename_tasks,
+    task_domains,
+)
 from rlvr.sandbox import make_sandbox
 from rlvr.task_packs.repo_tasks import DATA_DIR
 from rlvr.task_packs.repo_tasks.format import read_repo
@@ -45,6 +52,8 @@ def main() -> int:
             drafts = []
             for make in (bug_tasks, feature_tasks, rename_tasks, migration_tasks):
                 drafts += make(name, spec, files, validator)
+            for draft in drafts:
+                draft.domains = task_domains(spec, draft)
             kinds: dict[str, int] = {}
             for draft in drafts:
                 kinds[draft.kind] = kinds.get(draft.kind, 0) + 1

@@ -8,7 +8,9 @@ prints, returns as an exit code, or writes decides anything; the hidden spec nev
 that runs candidate code, and no file of the workspace exists on any disk while that code runs.
 
 Task hidden spec: `base` and `reference` ({path: source}), `scenarios` (see child_driver.py for the
-kinds: call, object, cli, sqlite), `protected` (glob patterns no edit may touch).
+kinds: call, object, cli, sqlite), `domains` (declared inputs of public functions; hypothesis generates
+more call scenarios from them, see rlvr/specs/repo_domains.py), `protected` (glob patterns no edit may
+touch).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from rlvr.graders.repo.runner import build_sandbox, run_ops, same_value
 from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool
+from rlvr.specs.repo_domains import domain_scenarios
 
 REPO_WEIGHTS: dict[str, float] = {"patch": 0.05, "syntax": 0.05, "types": 0.2, "behaviour": 0.7}
 REPO_GATES: tuple[str, ...] = ("patch", "syntax", "types", "behaviour")
@@ -107,11 +110,18 @@ class RepoGrader(Grader):
     ) -> ExecResult:
         return run_ops(self.sandbox, files, ops, timeout or self.timeout)
 
+    def scenarios(self, task: Task) -> list[dict[str, Any]]:
+        """The task's hidden scenarios: its listed ones, then those hypothesis generates from its
+        declared input domains (deterministic; computed here, in the trusted process)."""
+        return list(task.hidden.get("scenarios") or []) + domain_scenarios(
+            list(task.hidden.get("domains") or [])
+        )
+
     def reference_outcomes(self, task: Task) -> list[Any]:
         cached = self._reference.get(task.id)
         if cached is not None:
             return cached
-        scenarios = list(task.hidden.get("scenarios") or [])
+        scenarios = self.scenarios(task)
         result = self.run(task.hidden["reference"], [("scenario", s) for s in scenarios])
         values = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
         if result.status != "ok" or any(v is None for v in values):
@@ -224,7 +234,7 @@ class RepoGrader(Grader):
 
         started = time.perf_counter()
         expected = self.reference_outcomes(task)
-        scenarios = list(task.hidden.get("scenarios") or [])
+        scenarios = self.scenarios(task)
         # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
         # the hacking gap) but never rewarded — they share a process with the candidate's code.
         result = self.run(files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})])

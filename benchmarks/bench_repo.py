@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 import rlvr  # noqa: F401
 from rlvr.core.types import Task
+from rlvr.envs.repo_env import RepoEnv
 from rlvr.graders.base import make_grader
 from rlvr.graders.repo.grader import RepoGrader
 from rlvr.graders.repo.patch import make_unified_diff
@@ -159,7 +160,9 @@ def bench_tools(pack: Any, repeats: int) -> dict[str, Any]:
         times = []
         for _ in range(repeats):
             if name.startswith("run_tests"):
-                env.unwrapped.episode.test_runs = 0
+                inner = env.unwrapped
+                assert isinstance(inner, RepoEnv) and inner.episode is not None
+                inner.episode.test_runs = 0
             started = time.perf_counter()
             observation, *_ = env.step(action)
             times.append(time.perf_counter() - started)
@@ -268,7 +271,7 @@ def bench_agents(pack: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", nargs="*", default=["grade", "tools", "leaks", "agents"])
     parser.add_argument("--grades", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=50)

@@ -29,7 +29,7 @@ from rlvr.task_packs.repo_tasks.format import read_repo
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", nargs="*", help="repositories to (re)generate; others are kept")
     parser.add_argument("--data", type=Path, default=DATA_DIR)
     args = parser.parse_args()

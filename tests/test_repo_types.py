@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from rlvr.graders.base import make_grader
+from rlvr.graders.code.typecheck.run import RunFailure
 from rlvr.graders.repo.grader import RepoGrader
 from rlvr.graders.repo.types_server import RepoServerEngine
 from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
@@ -18,7 +19,7 @@ PACK = load_pack("repo-tasks")
 TASK = PACK.get("ledger-rename-format_cents")
 BASE: dict[str, str] = TASK.hidden["base"]
 REFERENCE: dict[str, str] = TASK.hidden["reference"]
-SLOW = "x = 1\n" + "x = [x]\n" * 20_000  # pyright's inference on this takes far more than 3 s
+SLOW = "x = 1\n" + "x = [x]\n" * 20_000  # pyright's inference on this takes far more than 8 s
 
 
 def states() -> dict[str, dict[str, str]]:
@@ -66,6 +67,20 @@ def test_incremental_checks_follow_each_state(server: RepoTypeChecker) -> None:
     assert isinstance(engine, RepoServerEngine) and engine.starts == 1  # one warm server throughout
 
 
+def test_a_stub_directory_in_the_repository_shadows_nothing(server: RepoTypeChecker) -> None:
+    """pyright's default stubPath is `<root>/typings`: a candidate's copy of the old module there must
+    not hide the caller a half-done rename broke (nor may `src/`)."""
+    broken = states()["half_renamed"]
+    expected = _errors(server, broken)
+    for directory in ("typings", "src"):
+        shadowed = broken | {
+            f"{directory}/ledger/money.py": BASE["ledger/money.py"],
+            f"{directory}/ledger/__init__.py": BASE["ledger/__init__.py"],
+        }
+        found = _errors(server, shadowed)
+        assert {k: v for k, v in found.items() if k[0].startswith("ledger/")} == expected, (directory, found)
+
+
 def test_a_dead_server_is_restarted(server: RepoTypeChecker) -> None:
     engine = server._server
     assert isinstance(engine, RepoServerEngine)
@@ -78,8 +93,33 @@ def test_a_dead_server_is_restarted(server: RepoTypeChecker) -> None:
     assert engine.starts == starts + 1
 
 
+def test_a_failure_on_the_candidate_alone_is_flagged_and_one_on_the_canary_too_is_a_fault(
+    server: RepoTypeChecker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attribution, with pyright's answer replaced: a candidate state pyright cannot finish while a
+    trivial repository checks fine is the candidate's (`timeout` / `crash`); if the trivial one fails
+    too, the machinery is at fault (any other failure text, which the grader turns into an error)."""
+    engine = server._server
+    assert isinstance(engine, RepoServerEngine)
+    real_run = engine.run
+    poisoned = states()["half_renamed"] | {"ledger/poison.py": "x = 1\n"}
+
+    def run(sources: dict[str, str]) -> list[tuple[str, int, str]] | RunFailure:
+        if "ledger/poison.py" in sources:
+            return RunFailure("pyright timed out", timed_out=True)
+        return real_run(sources)
+
+    monkeypatch.setattr(engine, "run", run)
+    assert server.check(poisoned).failure == "timeout"
+    monkeypatch.setattr(engine, "run", lambda sources: RunFailure("pyright-langserver exited unexpectedly"))
+    report = server.check(poisoned)
+    assert report.failure is not None and report.failure not in ("timeout", "crash")
+    assert "trivial repository" in report.failure
+
+
+@pytest.mark.slow
 def test_a_candidate_that_times_pyright_out_is_a_flagged_failure() -> None:
-    with make_grader(PACK, jobs=1, type_timeout=3.0) as grader:
+    with make_grader(PACK, jobs=1, type_timeout=8.0) as grader:
         assert isinstance(grader, RepoGrader)
         files = dict(REFERENCE) | {"ledger/slow.py": SLOW}
         verdict = grader.grade_state(TASK, files)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rlvr.core.pack import TaskPack
@@ -85,6 +86,7 @@ class RepoGrader(Grader):
         self._types: RepoTypeChecker | None = None
         self._reference: dict[str, list[Any]] = {}
         self._lock = threading.Lock()
+        self._types_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlvr-repo-types")
 
     # ------------------------------------------------------------------ shared machinery
     @property
@@ -151,8 +153,9 @@ class RepoGrader(Grader):
                 feedback=f"the patch does not apply: {str(exc)[:300]}",
                 timings={"patch": time.perf_counter() - started},
             )
+        patching = time.perf_counter() - started
         verdict = self.grade_state(task, workspace.files)
-        verdict.timings["patch"] = time.perf_counter() - started - sum(verdict.timings.values())
+        verdict.timings["patch"] = patching
         return verdict
 
     def grade_state(self, task: Task, files: dict[str, str]) -> Verdict:
@@ -206,39 +209,29 @@ class RepoGrader(Grader):
             )
         components["syntax"] = Component(1.0, 1.0)
 
-        started = time.perf_counter()
+        # Whole-repo pyright (another process) and the behaviour scenarios (a sandbox child) are
+        # independent: they run at the same time, so a submit costs the slower of the two.
         feedback: list[str] = []
-        if self.options.types:
-            base_report = self.type_checker.check(base)
-            if base_report.failure is not None:
-                return Verdict.failure(
-                    task.id, f"pyright failed on the base state: {base_report.failure}", fault="grader"
-                )
-            report = self.type_checker.check(files)
-            if report.failure in CANDIDATE_FAILURES:
-                # pyright timed out or died on this state while a trivial repository checks fine:
-                # the candidate's content did it (pyright never executes it) - a scored failure.
-                flags.append(f"{report.failure}:types")
-                components["types"] = Component(0.0, 1.0, f"pyright {report.failure} on this repository")
-            elif report.failure is not None:
-                return Verdict.failure(task.id, f"pyright failed: {report.failure}", fault="grader")
-            else:
-                introduced = report.count_introduced_over(base_report) + evasions
-                detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
-                components["types"] = Component(1.0 / (1.0 + introduced), 1.0, detail)
-                if introduced:
-                    feedback.append(f"{introduced} type error(s) introduced: {detail}")
-        else:
+        typing = (
+            self._types_pool.submit(self._type_gate, task, base, files, evasions)
+            if self.options.types
+            else None
+        )
+        try:
+            behaviour = self._behaviour(task, files)
+        finally:
+            types_outcome = typing.result() if typing is not None else None
+        if types_outcome is None:
             components["types"] = Component(1.0, 1.0, "disabled")
-        timings["types"] = time.perf_counter() - started
-
-        started = time.perf_counter()
-        expected = self.reference_outcomes(task)
-        scenarios = self.scenarios(task)
-        # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
-        # the hacking gap) but never rewarded — they share a process with the candidate's code.
-        result = self.run(files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})])
-        timings["behaviour"] = time.perf_counter() - started
+            timings["types"] = 0.0
+        else:
+            component, type_flags, type_feedback, fault, timings["types"] = types_outcome
+            if fault is not None:
+                return Verdict.failure(task.id, fault, fault="grader")
+            components["types"] = component
+            flags += type_flags
+            feedback += type_feedback
+        result, expected, scenarios, timings["behaviour"] = behaviour
         if result.sandbox_error or result.status == "load_error":
             return Verdict.failure(
                 task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox"
@@ -278,6 +271,41 @@ class RepoGrader(Grader):
             flags=sorted(set(flags)),
         )
 
+    def _type_gate(
+        self, task: Task, base: dict[str, str], files: dict[str, str], evasions: int
+    ) -> tuple[Component, list[str], list[str], str | None, float]:
+        """(types component, flags, feedback, grader fault or None, seconds) of whole-repo pyright."""
+        started = time.perf_counter()
+        base_report = self.type_checker.check(base)
+        if base_report.failure is not None:
+            fault = f"pyright failed on the base state: {base_report.failure}"
+            return Component(0.0, 1.0), [], [], fault, time.perf_counter() - started
+        report = self.type_checker.check(files)
+        seconds = time.perf_counter() - started
+        if report.failure in CANDIDATE_FAILURES:
+            # pyright timed out or died on this state while a trivial repository checks fine:
+            # the candidate's content did it (pyright never executes it) - a scored failure.
+            component = Component(0.0, 1.0, f"pyright {report.failure} on this repository")
+            return component, [f"{report.failure}:types"], [], None, seconds
+        if report.failure is not None:
+            return Component(0.0, 1.0), [], [], f"pyright failed: {report.failure}", seconds
+        introduced = report.count_introduced_over(base_report) + evasions
+        detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
+        feedback = [f"{introduced} type error(s) introduced: {detail}"] if introduced else []
+        return Component(1.0 / (1.0 + introduced), 1.0, detail), [], feedback, None, seconds
+
+    def _behaviour(
+        self, task: Task, files: dict[str, str]
+    ) -> tuple[ExecResult, list[Any], list[dict[str, Any]], float]:
+        """The hidden scenarios (then the visible tests) run on `files` in one sandbox child."""
+        started = time.perf_counter()
+        expected = self.reference_outcomes(task)
+        scenarios = self.scenarios(task)
+        # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
+        # the hacking gap) but never rewarded — they share a process with the candidate's code.
+        result = self.run(files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})])
+        return result, expected, scenarios, time.perf_counter() - started
+
     def close(self) -> None:
         with self._lock:
             sandbox, owned, types = self._sandbox, self._owns_sandbox, self._types
@@ -286,3 +314,4 @@ class RepoGrader(Grader):
             sandbox.close()
         if types is not None:
             types.close()
+        self._types_pool.shutdown(wait=False)

@@ -41,6 +41,7 @@ from rlvr.graders.code.typecheck.run import RunFailure
 from rlvr.graders.repo.types_server import RepoDiagnostic, RepoServerEngine
 
 WORKDIR_PREFIX = "rlvr-repo-types-"
+NO_STUBS = "no-stubs"
 # Checked after a candidate state fails: if this fails too, pyright (or the machine) is at fault.
 CANARY_STATE = {"canary.py": "def canary(x: int) -> int:\n    return x + 1\n"}
 # Candidate-attributed failures (scored failures with a flag, never grading errors).
@@ -78,7 +79,10 @@ class RepoTypeChecker:
         self.engine = engine
         self._home = Path(tempfile.mkdtemp(prefix="rlvr-repo-pyright-"))
         make_empty_venv(self._home)
-        self._config = pyright_config(self._home)
+        # No stub directory inside the repository: pyright's default stubPath is `<root>/typings`, where a
+        # candidate's `typings/pkg/module.py` would shadow the real module for every importer.
+        (self._home / NO_STUBS).mkdir()
+        self._config = pyright_config(self._home) | {"stubPath": str(self._home / NO_STUBS)}
         self._cache: OrderedDict[str, RepoTypeReport] = OrderedDict()
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()

@@ -88,6 +88,21 @@ def _create_and_grade(grader: RepoGrader, task: Task, files: dict[str, str]) -> 
     return grader.grade_state(task, workspace.files)
 
 
+def _server_cpu(grader: RepoGrader) -> float | None:
+    """CPU seconds (user + system, all threads) used so far by the grader's pyright-langserver."""
+    checker = grader._types
+    engine = checker._server if checker is not None else None
+    connection = engine._connection if engine is not None else None
+    if connection is None:
+        return None
+    try:
+        with open(f"/proc/{connection.process.pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def bench_grade(pack: Any, grades: int) -> dict[str, Any]:
     task = ten_file_task(pack.get("ledger-feature-split_evenly"))
     other = next(t for t in pack.tasks() if t.hidden["repo"] == "textkit" and t.meta["kind"] == "feature")
@@ -105,11 +120,16 @@ def bench_grade(pack: Any, grades: int) -> dict[str, Any]:
         cold = time.perf_counter() - first
         assert verdict.passed, verdict
         totals, parts = [], {"syntax": [], "types": [], "behaviour": []}
+        server_cpu: list[float] = []
         for index in tqdm(range(grades), desc=label[:30]):
             files = _candidate(task, index)
+            cpu = _server_cpu(grader)
             started = time.perf_counter()
             verdict = _create_and_grade(grader, task, files)
             totals.append(time.perf_counter() - started)
+            if cpu is not None:
+                after = _server_cpu(grader)
+                server_cpu.append(after - cpu if after is not None else float("nan"))
             assert verdict.passed, verdict
             for name in parts:
                 parts[name].append(verdict.timings.get(name, 0.0))
@@ -120,6 +140,9 @@ def bench_grade(pack: Any, grades: int) -> dict[str, Any]:
             **{f"{name}_p50_s": round(pct(values, 0.5), 3) for name, values in parts.items()},
             "types_p95_s": round(pct(parts["types"], 0.95), 3),
         }
+        if server_cpu:  # load-independent: CPU seconds the language server spent per submit
+            row["pyright_server_cpu_p50_s"] = round(pct(server_cpu, 0.5), 3)
+            row["pyright_server_cpu_p95_s"] = round(pct(server_cpu, 0.95), 3)
         if options.get("type_engine") == "server":
             # Worst case for the incremental server: submits alternating between two repositories
             # (10-file ledger, textkit), so every check replaces the whole state on disk.

@@ -140,3 +140,33 @@ def test_server_and_cli_agree() -> None:
     finally:
         cli.close()
         server.close()
+
+
+def test_a_forked_child_checks_on_its_own_server(server: RepoTypeChecker) -> None:
+    """A child inherits the checker: it starts its own server in its own directory, and the parent's
+    server (and the files it reads) are untouched."""
+    import os
+
+    broken = states()["half_renamed"]
+    expected = _errors(server, REFERENCE)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            found = server.check(broken)
+            os.write(write, b"ok" if found.failure is None and found.errors else b"bad")
+            server.close()  # the child's own server; the parent's is not the child's to kill
+        finally:
+            os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    answer = os.read(read, 16)
+    os.close(read)
+    assert status == 0 and answer == b"ok", answer
+    engine = server._server
+    assert isinstance(engine, RepoServerEngine) and engine._connection is not None
+    assert engine._connection.alive  # the child did not kill the parent's server
+    # the files the parent's server reads are still the parent's state
+    assert all((engine._root / path).read_text() == text for path, text in engine._state.items())
+    assert _errors(server, REFERENCE) == expected == {}
+    assert _errors(server, broken)  # the parent's server still follows its own states

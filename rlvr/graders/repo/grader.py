@@ -15,6 +15,7 @@ touch).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -86,7 +87,8 @@ class RepoGrader(Grader):
         self._types: RepoTypeChecker | None = None
         self._reference: dict[str, list[Any]] = {}
         self._lock = threading.Lock()
-        self._types_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlvr-repo-types")
+        self._types_pool: ThreadPoolExecutor | None = None
+        self._types_pool_pid = 0
 
     # ------------------------------------------------------------------ shared machinery
     @property
@@ -106,6 +108,16 @@ class RepoGrader(Grader):
                     timeout=self.options.type_timeout, engine=self.options.type_engine
                 )
             return self._types
+
+    @property
+    def types_pool(self) -> ThreadPoolExecutor:
+        """Threads that run whole-repo pyright alongside the sandbox; a fresh pool in a forked child
+        (the parent's threads do not exist there)."""
+        with self._lock:
+            if self._types_pool is None or self._types_pool_pid != os.getpid():
+                self._types_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlvr-repo-types")
+                self._types_pool_pid = os.getpid()
+            return self._types_pool
 
     def run(
         self, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float | None = None
@@ -213,7 +225,7 @@ class RepoGrader(Grader):
         # independent: they run at the same time, so a submit costs the slower of the two.
         feedback: list[str] = []
         typing = (
-            self._types_pool.submit(self._type_gate, task, base, files, evasions)
+            self.types_pool.submit(self._type_gate, task, base, files, evasions)
             if self.options.types
             else None
         )
@@ -309,9 +321,11 @@ class RepoGrader(Grader):
     def close(self) -> None:
         with self._lock:
             sandbox, owned, types = self._sandbox, self._owns_sandbox, self._types
-            self._sandbox, self._types = None, None
+            pool, pool_pid = self._types_pool, self._types_pool_pid
+            self._sandbox, self._types, self._types_pool = None, None, None
         if sandbox is not None and owned:
             sandbox.close()
         if types is not None:
             types.close()
-        self._types_pool.shutdown(wait=False)
+        if pool is not None and pool_pid == os.getpid():
+            pool.shutdown(wait=False)

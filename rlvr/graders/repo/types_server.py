@@ -53,7 +53,7 @@ class RepoServerEngine:
         self.bundle, self.timeout = bundle, timeout
         self._home = home
         self._config = config
-        self._root = home / "repo-workspace"
+        self._root = home / f"repo-workspace-{os.getpid()}"
         self._lock = threading.Lock()
         self._connection: LspConnection | None = None
         self._state: dict[str, str] = {}  # what is on disk and open, by relative path
@@ -94,6 +94,9 @@ class RepoServerEngine:
     # ------------------------------------------------------------------ the server
     def _start(self, deadline: float) -> LspConnection | RunFailure:
         self._stop()
+        # One workspace directory per process: a forked child starting its own server must not clear
+        # the directory its parent's server is reading.
+        self._root = self._home / f"repo-workspace-{os.getpid()}"
         shutil.rmtree(self._root, ignore_errors=True)
         self._root.mkdir(parents=True)
         (self._root / CONFIG_NAME).write_text(json.dumps(self._config))

@@ -36,9 +36,17 @@ LIMIT_FLAGS: dict[str, str] = {
 }
 
 
+CAVEAT_FLAGS: dict[str, str] = {
+    "untrusted_runner": (
+        "the verdict was decided by running the repository's own tests (pytest) in the same process as "
+        "the candidate's code, which can forge the outcome: a SWE-bench-style result, not a trusted oracle"
+    ),
+}
+
+
 def flag_name(flag: str) -> str:
     """The registered name a flag belongs to (`sandbox:denied:socket` -> `sandbox:denied`)."""
-    for name in (*EXPLOIT_FLAGS, *LIMIT_FLAGS):
+    for name in (*EXPLOIT_FLAGS, *LIMIT_FLAGS, *CAVEAT_FLAGS):
         if flag == name or flag.startswith(name + ":"):
             return name
     return flag

@@ -26,6 +26,7 @@ import tarfile
 import time
 from typing import Any
 
+from rlvr.sandbox.node import node_binary, node_binds
 from rlvr.sandbox.pool import (
     LAUNCHER_SOURCE,
     STARTUP_SECONDS,
@@ -37,7 +38,6 @@ from rlvr.sandbox.pool import (
     isolation_required,
     syscall_filter_hex,
 )
-from rlvr.sandbox.node import node_binary, node_binds
 from rlvr.sandbox.view import runtime_view
 
 EMPTY_IMAGE = "rlvr-sandbox-empty:1"

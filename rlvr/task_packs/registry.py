@@ -15,6 +15,7 @@ ENTRY_POINT_GROUP = "rlvr.task_packs"
 # name -> "module:attribute"; the attribute is a TaskPack subclass or a zero-argument factory.
 BUILTIN_PACKS: dict[str, str] = {
     "humaneval": "rlvr.task_packs.humaneval:HumanEvalPack",
+    "humaneval-ts": "rlvr.task_packs.humaneval_ts:HumanEvalTsPack",
     "kata": "rlvr.task_packs.kata:KataPack",
     "math-procedural": "rlvr.task_packs.math_procedural:MathProceduralPack",
     "sql-shop": "rlvr.task_packs.sql_shop:SQLShopPack",

@@ -141,7 +141,10 @@ if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(entry) || !/^[A-Za-z_$][A-Za-z0-9_$]*$/.t
 
 let fn;
 try {
-  const wrapper = `(function (${counter}) {\n${source}\n;return typeof ${entry} === "function" ? ${entry} : undefined;\n})`;
+  // the counter is a const binding: not even a direct eval that learnt its name can replace it
+  const wrapper =
+    `(function (tick) {\nconst ${counter} = tick;\ntick = undefined;\n${source}\n` +
+    `;return typeof ${entry} === "function" ? ${entry} : undefined;\n})`;
   const script = new vm.Script(wrapper, { filename: "candidate.js" });
   fn = script.runInContext(context)(tick);
 } catch (error) {

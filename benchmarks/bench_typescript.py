@@ -29,6 +29,7 @@ from pathlib import Path
 from rlvr.graders.base import make_grader
 from rlvr.graders.typescript.compiler import TsCompiler
 from rlvr.graders.typescript.extract import extract_program
+from rlvr.graders.typescript.grader import TypeScriptGrader
 from rlvr.graders.typescript.syntax import blank_comments
 from rlvr.graders.typescript.toolchain import check_toolchain
 from rlvr.task_packs.registry import load_pack
@@ -56,7 +57,9 @@ def naive_one(node: str, modules: Path, task, program: str, calls, expected) -> 
         source.write_text(program + f"\nmodule.exports = {entry};\n")
         (Path(tmp) / "globals.d.ts").write_text("declare var module: any;\n")
         tsc = [node, str(modules / "typescript" / "bin" / "tsc"), "--strict", "--target", "es2022"]
-        checked = subprocess.run([*tsc, "--outDir", tmp, str(source), str(Path(tmp) / "globals.d.ts")], capture_output=True)
+        checked = subprocess.run(
+            [*tsc, "--outDir", tmp, str(source), str(Path(tmp) / "globals.d.ts")], capture_output=True
+        )
         harness = Path(tmp) / "run.js"
         harness.write_text(
             "const f = require('./main.js');\n"
@@ -78,6 +81,7 @@ def main() -> None:
     pack = load_pack("humaneval-ts")
     base = samples(pack)
     grader = make_grader(pack, jobs=2)
+    assert isinstance(grader, TypeScriptGrader)
     grader.grade_many([t for t, _ in base], [unique(s, 0) for _, s in base])  # warm-up: oracles, references
     items = [(t, unique(s, k + 1)) for k in range(args.copies) for t, s in base]
     started = time.perf_counter()
@@ -110,9 +114,13 @@ def main() -> None:
     compiler.close()
 
     print(f"| rlvr, four layers ({len(items)} samples, {passed} passed) | {rlvr_ms:.1f} ms/sample |")
-    print(f"| naive tsc + node per candidate ({len(naive_items)} samples, {naive_passed} passed by exit code) | {naive_ms:.1f} ms/sample |")
+    print(
+        f"| naive tsc + node per candidate ({len(naive_items)} samples, {naive_passed} passed by exit code) | {naive_ms:.1f} ms/sample |"
+    )
     print(f"| speed-up | {naive_ms / rlvr_ms:.1f}x |")
-    print(f"| type layer amortised, batch {len(sources)} | {types_ms:.2f} ms/candidate (first batch of 8: {first_ms:.0f} ms) |")
+    print(
+        f"| type layer amortised, batch {len(sources)} | {types_ms:.2f} ms/candidate (first batch of 8: {first_ms:.0f} ms) |"
+    )
 
 
 if __name__ == "__main__":

@@ -49,13 +49,15 @@ HOSTILE = {
     "constructor_escape": HEAD
     + '  const p = ({} as any).constructor.constructor("return process")();\n  p.exit(0);\n  return false;\n}\n',
     "this_escape": HEAD
-    + '  const g = (function (this: any) { return this; })();\n'
+    + "  const g = (function (this: any) { return this; })();\n"
     + '  g.constructor.constructor("return process")().exit(0);\n  return false;\n}\n',
     "child_process": 'declare const require: any;\nconst cp = require("child_process");\n'
     + 'cp.execSync("touch /tmp/rlvr-ts-pwned");\n'
     + HEAD
     + "  return false;\n}\n",
-    "import_fs": 'import * as fs from "fs";\n' + HEAD + '  return fs.readFileSync("/etc/passwd", "utf8").length > 0;\n}\n',
+    "import_fs": 'import * as fs from "fs";\n'
+    + HEAD
+    + '  return fs.readFileSync("/etc/passwd", "utf8").length > 0;\n}\n',
     "prototype_pollution": "(Object.prototype as any).toJSON = () => true;\n"
     + "(Array.prototype as any).toJSON = () => true;\n"
     + '(JSON as any).stringify = () => "true";\n'
@@ -63,7 +65,7 @@ HOSTILE = {
     + 'Object.defineProperty(Object.prototype, "ok", { get: () => true });\n'
     + HEAD
     + "  return false;\n}\n",
-    "global_tampering": "(globalThis as any).JSON = { stringify: () => '[\"x\",\"done\",null]' };\n"
+    "global_tampering": '(globalThis as any).JSON = { stringify: () => \'["x","done",null]\' };\n'
     + "(globalThis as any).Array = function () { return [true]; };\n"
     + HEAD
     + "  return operations.length > 1000;\n}\n",
@@ -148,7 +150,7 @@ def test_a_counter_name_found_at_run_time_only_adds(grader):
     sneaky = slow.replace("number {\n", "number {\n" + trick, 1)
     honest, tricked = grader.grade_many(["HumanEval-TS/35"] * 2, [slow, sneaky])
     assert honest.passed and tricked.passed, (honest.feedback, tricked.feedback)
-    ops = [int(re.search(r"(\d+) ops", v.components["perf"].detail).group(1)) for v in (honest, tricked)]
+    ops = [int(re.findall(r"(\d+) ops", v.components["perf"].detail)[0]) for v in (honest, tricked)]
     assert ops[1] >= ops[0] > 0
     assert tricked.components["perf"].score <= honest.components["perf"].score < 1.0
 

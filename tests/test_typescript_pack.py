@@ -31,7 +31,7 @@ def test_translation_is_current_and_every_task_is_translated_or_listed(typescrip
     assert not set(data["tasks"]) & set(data["skipped"])
     assert all(reason for reason in data["skipped"].values())
     info = typescript_pack.info()
-    assert info["language"] == "typescript" and info["skipped"] == len(data["skipped"])
+    assert info["language"] == "typescript" and info["skipped"] == data["skipped"]
     assert info["size"] == len(data["tasks"]) >= 150
 
 
@@ -79,7 +79,9 @@ def test_the_python_reference_outputs_pass_every_task_through_json(typescript_pa
 
 def test_independent_solutions_and_references_pass(typescript_grader, typescript_pack):
     written = solutions()
-    references = {t.id: t.hidden["ts_reference"] for t in typescript_pack.all_tasks() if t.hidden.get("ts_reference")}
+    references = {
+        t.id: t.hidden["ts_reference"] for t in typescript_pack.all_tasks() if t.hidden.get("ts_reference")
+    }
     ids = list(written) + list(references)
     assert len(written) >= 15 and len(references) >= 5
     verdicts = typescript_grader.grade_many(ids, list(written.values()) + list(references.values()))
@@ -120,7 +122,9 @@ def test_rlvr_grade_accepts_the_pack(tmp_path, typescript_grader):
     source = tmp_path / "completions.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = tmp_path / "verdicts.jsonl"
-    code = main(["grade", "--pack", "humaneval-ts", "--completions", str(source), "--out", str(out), "--jobs", "1"])
+    code = main(
+        ["grade", "--pack", "humaneval-ts", "--completions", str(source), "--out", str(out), "--jobs", "1"]
+    )
     assert code == 0
     graded = [json.loads(line) for line in out.read_text().splitlines()]
     assert [g["passed"] for g in graded] == [True, False]
@@ -128,3 +132,48 @@ def test_rlvr_grade_accepts_the_pack(tmp_path, typescript_grader):
 
 def test_ts_ids_keep_the_humaneval_number():
     assert ts_id("HumanEval/17") == "HumanEval-TS/17"
+
+
+def test_rlvr_bench_accepts_the_pack(tmp_path, typescript_grader):
+    from rlvr.cli import main
+
+    written = solutions()
+    recorded = tmp_path / "recorded.jsonl"
+    lines = [{"task_id": "HumanEval-TS/7", "completion": written["HumanEval-TS/7"]}]
+    lines.append({"task_id": "HumanEval-TS/7", "completion": "  return strings;\n}\n"})
+    recorded.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "bench"
+    code = main(
+        [
+            "bench",
+            "--pack",
+            "humaneval-ts",
+            "--policy",
+            f"jsonl:{recorded}",
+            "--k",
+            "1",
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    results = json.loads((out / "results.json").read_text())
+    assert "humaneval-ts" in json.dumps(results)
+    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert sorted(s["passed"] for s in samples) == [False, True]
+
+
+def test_the_code_env_takes_the_pack_unchanged():
+    import gymnasium as gym
+
+    env = gym.make("rlvr/Code-v0", pack="humaneval-ts", jobs=1)
+    try:
+        observation, _ = env.reset(options={"task_id": "HumanEval-TS/7"})
+        assert "function filter_by_substring" in str(observation)
+        _, reward, terminated, _, info = env.step(solutions()["HumanEval-TS/7"])
+        assert terminated and float(reward) > 0.5 and info["verdict"]["passed"]
+    finally:
+        env.close()

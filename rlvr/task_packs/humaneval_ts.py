@@ -13,7 +13,7 @@ list[T] -> T[], tuple[A, B] -> [A, B], tuple[T, ...] -> T[], dict[str, V] -> Rec
 Optional[T] -> T | null, unions -> unions), else from the values the task's own `check` passes and the
 reference returns. Tasks whose types do not map (sets, dicts with non-string keys, integers beyond
 2**53, values of no consistent type, prompts that rely on a Python helper function) are skipped and
-listed with the reason in `SKIPPED` (`rlvr packs show humaneval-ts` says how many).
+listed with the reason in humaneval_ts.json (`rlvr packs show humaneval-ts` prints them).
 
 Five tasks carry a hand-written TypeScript reference (`TS_REFERENCES`); their perf layer is banded
 against it. The others have no perf layer (the Python reference's counted operations are not
@@ -332,10 +332,6 @@ class HumanEvalTsPack(TaskPack):
 
     def info(self) -> dict[str, Any]:
         info = super().info()
-        skipped = load_data()["skipped"]
         info["language"] = self.language
-        info["skipped"] = len(skipped)
+        info["skipped"] = dict(sorted(load_data()["skipped"].items()))  # task id -> why it does not map
         return info
-
-
-SKIPPED_NOTE = "see humaneval_ts.json['skipped'] for the skipped task ids and reasons"

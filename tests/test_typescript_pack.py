@@ -177,3 +177,39 @@ def test_the_code_env_takes_the_pack_unchanged():
         assert terminated and float(reward) > 0.5 and info["verdict"]["passed"]
     finally:
         env.close()
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "packs" / "code-basics-ts"
+
+
+def test_a_directory_pack_declares_typescript(typescript_grader, tmp_path):
+    from rlvr.graders.base import make_grader
+    from rlvr.graders.typescript.grader import TypeScriptGrader
+    from rlvr.task_packs.directory import DirectoryPack, PackValidationError
+
+    pack = DirectoryPack(EXAMPLE)
+    assert pack.language == "typescript"
+    grader = make_grader(pack, jobs=1)
+    try:
+        assert isinstance(grader, TypeScriptGrader)
+        ids = ["basics-ts/clamp", "basics-ts/word_lengths", "basics-ts/mean_pair", "basics-ts/mean_pair"]
+        completions = [
+            "  return Math.min(hi, Math.max(lo, x));\n}\n",
+            "  const out: Record<string, number> = {};\n"
+            "  for (const w of text.split(' ')) if (w) out[w] = w.length;\n  return out;\n}\n",
+            "  return [xs.reduce((a, b) => a + b, 0) / xs.length, xs.length];\n}\n",
+            "  return [xs.length, xs.length];\n}\n",
+        ]
+        verdicts = grader.grade_many(ids, completions)
+    finally:
+        grader.close()
+    assert [v.passed for v in verdicts] == [True, True, True, False], [v.feedback for v in verdicts]
+    assert verdicts[2].components["perf"].max == 1.0  # banded against the line's ts_reference
+    renamed = tmp_path / "renamed"
+    renamed.mkdir()
+    (renamed / "tasks.jsonl").write_text((EXAMPLE / "tasks.jsonl").read_text())
+    (renamed / "pack.toml").write_text(
+        (EXAMPLE / "pack.toml").read_text().replace("code-basics-ts", "code-basics")
+    )
+    with pytest.raises(PackValidationError, match="ends in `-ts`"):
+        DirectoryPack(renamed)

@@ -129,11 +129,21 @@ class TsOracle:
 
 
 def python_task(task: Task) -> Task:
-    """The Python task a TypeScript task is graded against (its hidden `source`), so the oracle and
-    the generated inputs are exactly the Python pack's (and its shipped property cache applies)."""
+    """The Python task a TypeScript task is graded against: its hidden `source` (humaneval-ts), so the
+    oracle and the generated inputs are exactly the Python pack's (and its shipped property cache
+    applies); else the task's own hidden reference and tests (directory packs)."""
     source = task.hidden.get("source")
+    if source is None:  # a directory pack's line: the Python reference and tests are the task's own
+        return Task(
+            id=task.id,
+            prompt="",
+            family="code",
+            difficulty=task.difficulty,
+            split=task.split,
+            hidden=dict(task.hidden),
+        )
     if not isinstance(source, dict) or "hidden" not in source:
-        raise OracleError(f"{task.id}: a TypeScript task needs hidden['source'] (the Python task)")
+        raise OracleError(f"{task.id}: hidden['source'] must be the Python task (id, prompt, hidden)")
     return Task(
         id=str(source["id"]),
         prompt=str(source["prompt"]),

@@ -188,3 +188,26 @@ def test_a_global_augmentation_cannot_reach_another_candidate(typescript_grader)
 def test_builds_insert_the_counter_under_the_given_name(typescript_grader):
     js = typescript_grader.compiler.build_many([SIGNATURE + "  return a + b;\n}\n"], "__rlvr_ops_x")
     assert js[0] is not None and "__rlvr_ops_x()" in js[0] and ": number" not in js[0]
+
+
+@needs_node
+def test_a_candidate_that_hangs_the_checker_is_flagged_alone(typescript_grader, monkeypatch):
+    """A batch that times out is split; the candidate that still times out alone gets `timeout:types`
+    (a scored 0), the others their own reports."""
+    from rlvr.graders.typescript import compiler as module
+    from rlvr.graders.typescript.compiler import TsCompiler
+
+    # type-level recursion that makes the checker work exponentially (bounded here by a short timeout)
+    heavy = (
+        "type T<N extends unknown[]> = N['length'] extends 24 ? N : T<[...N, N]> | T<[...N, 0]>;\n"
+        "type X = T<[]>;\nexport const x: X = [] as any;\n"
+    )
+    monkeypatch.setattr(module, "MIN_SECONDS", 2.0)
+    monkeypatch.setattr(module, "SECONDS_PER_FILE", 0.0)
+    checker = TsCompiler()
+    try:
+        results = checker.check_many([SIGNATURE + "  return a + b;\n}\n", heavy])
+    finally:
+        checker.close()
+    assert results[0].flag is None and not results[0].diagnostics
+    assert results[1].flag in ("timeout:types", "crash:types")

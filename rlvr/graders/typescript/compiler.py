@@ -5,7 +5,9 @@ parsed once. `check_many` type-checks a batch (strict mode; CHUNK candidates per
 side, each candidate its own module) and `build_many` transpiles candidates to JavaScript with op
 counters inserted under a name drawn here. Requests are one JSON line each way. A batch that times out
 or kills the process is split in halves, so one pathological candidate cannot sink the others; a
-candidate that still fails alone gets a `timeout:types` / `crash:types` flag, never a grading error.
+candidate that still fails alone, while a trivial source checks fine, gets a `timeout:types` /
+`crash:types` flag, never a grading error (if the trivial source fails too, the machinery is at
+fault and CompilerFailed is raised).
 The process only ever parses and transforms candidate *text*; it never runs candidate code.
 """
 
@@ -22,8 +24,10 @@ from typing import Any
 
 from rlvr.graders.typescript.toolchain import JS_DIR, check_toolchain
 
-SECONDS_PER_FILE = 0.5
-MIN_SECONDS = 20.0
+SECONDS_PER_FILE = 0.05  # ~8 ms each when warm; room for a loaded machine
+MIN_SECONDS = 15.0
+STARTUP_SECONDS = 60.0  # a fresh process parses the standard library once (a trivial check warms it)
+TRIVIAL = "export const ok: number = 1;\n"
 
 
 class CompilerFailed(RuntimeError):
@@ -55,6 +59,8 @@ class TsCompiler:
                 stderr=subprocess.DEVNULL,
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
             )
+            # warm it before any candidate's clock starts: start-up is not a candidate's time
+            self._exchange(self._process, {"op": "check", "files": [{"text": TRIVIAL}]}, STARTUP_SECONDS)
         return self._process
 
     def _kill(self) -> None:
@@ -67,7 +73,11 @@ class TsCompiler:
                     stream.close()
 
     def _request(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        process = self._start()
+        return self._exchange(self._start(), request, timeout)
+
+    def _exchange(
+        self, process: subprocess.Popen[bytes], request: dict[str, Any], timeout: float
+    ) -> dict[str, Any]:
         assert process.stdin is not None and process.stdout is not None
         try:
             process.stdin.write(json.dumps(request).encode() + b"\n")
@@ -107,11 +117,25 @@ class TsCompiler:
         except CompilerFailed as exc:
             if len(files) == 1:
                 reason = str(exc)
-                if reason not in ("timeout", "crash"):
-                    raise
+                if reason not in ("timeout", "crash") or not self._healthy(op):
+                    raise  # the machinery's failure, not this candidate's
                 return [reason]
             middle = len(files) // 2
             return self._batch(op, files[:middle], extra) + self._batch(op, files[middle:], extra)
+
+    def _healthy(self, op: str) -> bool:
+        """Whether the compiler answers a trivial source (so a failure on one candidate is its own)."""
+        try:
+            return (
+                len(
+                    self._request({"op": op, "files": [{"text": TRIVIAL}], "counter": None}, MIN_SECONDS)[
+                        "results"
+                    ]
+                )
+                == 1
+            )
+        except CompilerFailed:
+            return False
 
     # ------------------------------------------------------------------ API
     def check_many(self, sources: list[str]) -> list[CheckResult]:

@@ -190,6 +190,7 @@ def test_builds_insert_the_counter_under_the_given_name(typescript_grader):
     assert js[0] is not None and "__rlvr_ops_x()" in js[0] and ": number" not in js[0]
 
 
+@pytest.mark.slow  # two compiler restarts (~12 s on a loaded 2-core machine)
 @needs_node
 def test_a_candidate_that_hangs_the_checker_is_flagged_alone(typescript_grader, monkeypatch):
     """A batch that times out is split; the candidate that still times out alone gets `timeout:types`

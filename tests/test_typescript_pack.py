@@ -213,3 +213,45 @@ def test_a_directory_pack_declares_typescript(typescript_grader, tmp_path):
     )
     with pytest.raises(PackValidationError, match="ends in `-ts`"):
         DirectoryPack(renamed)
+
+
+KATA_SOLUTIONS = {
+    "kata-ts/collatz_steps/2/0": (
+        "function collatz_steps(n: number): number {\n  let steps = 0;\n"
+        "  while (n !== 1) {\n    n = n % 2 === 0 ? n / 2 : 3 * n + 1;\n    steps++;\n  }\n  return steps;\n}\n"
+    ),
+    "kata-ts/common_prefix/2/0": (
+        "function common_prefix(items: string[]): string {\n  if (items.length === 0) return '';\n"
+        "  let prefix = items[0];\n  for (const s of items) {\n"
+        "    while (!s.startsWith(prefix)) prefix = prefix.slice(0, -1);\n  }\n  return prefix;\n}\n"
+    ),
+    "kata-ts/chunk_list/2/0": (
+        "function chunks(values: number[], size: number): number[][] {\n  const out: number[][] = [];\n"
+        "  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));\n  return out;\n}\n"
+    ),
+    "kata-ts/balanced_brackets/1/0": (
+        "function balanced(text: string): boolean {\n  let depth = 0;\n  for (const c of text) {\n"
+        "    if (c === '(') depth++;\n    else if (c === ')' && --depth < 0) return false;\n  }\n"
+        "  return depth === 0;\n}\n"
+    ),
+}
+
+
+def test_kata_families_in_typescript(typescript_grader):
+    from rlvr.graders.base import make_grader
+    from rlvr.task_packs.registry import load_pack
+
+    pack = load_pack("kata-ts")
+    info = pack.info()
+    assert info["language"] == "typescript" and info["size"] >= 150
+    assert info["skipped"]["lru_cache"].startswith("a stateful class task")
+    grader = make_grader(pack, jobs=1)
+    try:
+        ids = list(KATA_SOLUTIONS)
+        stubs = [pack.get(i).hidden["signature"] + " {\n  return undefined as never;\n}\n" for i in ids]
+        verdicts = grader.grade_many(ids + ids, list(KATA_SOLUTIONS.values()) + stubs)
+    finally:
+        grader.close()
+    assert [v.passed for v in verdicts] == [True] * len(ids) + [False] * len(ids), [
+        v.feedback for v in verdicts
+    ]

@@ -25,7 +25,8 @@ system or address another process, so a candidate cannot leave a file, FIFO or n
 nor renice, pin, limit or signal this zygote whose state every fork inherits. After each candidate
 the zygote also checks that its scratch directory (the sandbox's /tmp, or the degraded mode's
 private directory) is still empty, and exits after answering if it is not (the pool starts a fresh
-one). The zygote never imports ctypes: a candidate could reach it through object.__subclasses__().
+one). The zygote never imports ctypes: a candidate could reach it through object.__subclasses__() (only
+the forked child of a node job imports it, to add its process filter, and execs node right after).
 Counted operations (`trace`) cover every frame run on the candidate's behalf, whatever its globals.
 
 The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, done), each

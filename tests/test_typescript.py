@@ -212,3 +212,19 @@ def test_a_candidate_that_hangs_the_checker_is_flagged_alone(typescript_grader, 
         checker.close()
     assert results[0].flag is None and not results[0].diagnostics
     assert results[1].flag in ("timeout:types", "crash:types")
+
+
+@needs_node
+def test_the_compiler_charges_directives_that_reach_it(typescript_grader):
+    """Defence in depth: a directive the blanking missed costs an error in the compiler process itself."""
+    checker = typescript_grader.checker
+    assert checker is not None
+    raw = [
+        SIGNATURE + "  // @ts-ignore\n  return 'x';\n}\n",
+        "// @ts-nocheck\n" + SIGNATURE + "  return 'x';\n}\n",
+        SIGNATURE + "  return a + b;\n}\n",
+    ]
+    results = checker.check_many(raw)
+    assert [any("suppression" in d["message"] for d in r.diagnostics) for r in results] == [True, True, False]
+    # and the directives hid nothing: the type error under them is reported too
+    assert all(any("not assignable" in d["message"] for d in r.diagnostics) for r in results[:2])

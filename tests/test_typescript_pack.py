@@ -255,3 +255,15 @@ def test_kata_families_in_typescript(typescript_grader):
     assert [v.passed for v in verdicts] == [True] * len(ids) + [False] * len(ids), [
         v.feedback for v in verdicts
     ]
+
+
+def test_a_counterexample_db_records_what_caught_a_typescript_program(tmp_path, typescript_pack):
+    from rlvr.graders.base import make_grader
+
+    grader = make_grader(typescript_pack, jobs=1, types=False, counterexample_db=str(tmp_path))
+    try:
+        (verdict,) = grader.grade_many(["HumanEval-TS/3"], ["  return operations.length > 3;\n}\n"])
+    finally:
+        grader.close()
+    assert not verdict.passed
+    assert any(path.read_text().strip() for path in tmp_path.rglob("*") if path.is_file())

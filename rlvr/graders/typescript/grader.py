@@ -19,7 +19,8 @@ import secrets
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from rlvr.core.pack import TaskPack
@@ -29,7 +30,7 @@ from rlvr.graders.code.grader import CANDIDATE_FAULTS, DEFAULT_TIMEOUT_SECONDS, 
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import OracleCache, OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
-from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests
+from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
 from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_score
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
 from rlvr.graders.typescript.compiler import CheckResult, TsCompiler
@@ -102,6 +103,8 @@ class TypeScriptGrader(Grader):
         generate: PropertyTests | None = None
         if o.properties is not False:
             config = o.properties if isinstance(o.properties, PropertyConfig) else PropertyConfig()
+            if o.counterexample_db is not None:  # shared with the Python task's graders: inputs are inputs
+                config = replace(config, counterexample_db=Path(o.counterexample_db))
             generate = PropertyTests(config)
         self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
         self._ts_oracles: dict[str, TsOracle | OracleError] = {}
@@ -318,6 +321,12 @@ class TypeScriptGrader(Grader):
                     flags.append(result.status)
                 if self.options.feedback == "visible" and outcome.counterexample:
                     feedback += f"; counterexample: {outcome.counterexample}"
+                if self.options.counterexample_db is not None and outcome.counterexample:
+                    record_counterexample(
+                        Path(self.options.counterexample_db),
+                        item.oracle.python.task_id,
+                        outcome.counterexample["input"],
+                    )
         weights = self.weights
         if passed_tests:
             perf = self._perf(item, result)

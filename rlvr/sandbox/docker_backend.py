@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr.sandbox.node import node_binary, node_binds
 from rlvr.sandbox.pool import (
     LAUNCHER_SOURCE,
     STARTUP_SECONDS,
@@ -94,8 +95,16 @@ class DockerWorker(ZygoteWorker):
     """A zygote in its own container, reached through the container's attached stdin/stdout."""
 
     def __init__(
-        self, client: Any, image: str, runtime: str | None, mem_mb: int, cpus: float, pids: int
+        self,
+        client: Any,
+        image: str,
+        runtime: str | None,
+        mem_mb: int,
+        cpus: float,
+        pids: int,
+        node: bool = False,
     ) -> None:
+        self.node = node
         self.client = client
         self.image = image
         self.runtime = runtime
@@ -113,7 +122,11 @@ class DockerWorker(ZygoteWorker):
         from docker.types import Mount
 
         view = runtime_view()
-        mounts = [Mount(b.target, b.source, type="bind", read_only=True) for b in view.binds]
+        binds = list(view.binds)
+        if self.node:
+            bound = {b.target for b in binds}
+            binds += [b for b in node_binds() if b.target not in bound]
+        mounts = [Mount(b.target, b.source, type="bind", read_only=True) for b in binds]
         tmpfs = {"/tmp": f"rw,nosuid,nodev,noexec,size=16m,nr_inodes={TMP_INODES},mode=1777"}
         tmpfs |= {hidden: "ro,nosuid,nodev,noexec,size=4k,mode=0555" for hidden in view.hidden_dirs}
         config = {
@@ -261,7 +274,11 @@ class DockerSandbox(WorkerPool):
         cpus: float = 1.0,
         pids: int = 64,
         require_isolation: bool | None = None,
+        node: bool = False,
     ) -> None:
+        self.node = node
+        if node:
+            node_binary()
         self.client = docker_client()
         runtime_available(self.client, runtime)
         self.image = ensure_image(self.client, image or os.environ.get("RLVR_SANDBOX_IMAGE"))
@@ -271,7 +288,7 @@ class DockerSandbox(WorkerPool):
 
     def make_worker(self) -> ZygoteWorker:
         mem_mb, cpus, pids = self.limits
-        return DockerWorker(self.client, self.image, self.runtime, mem_mb, cpus, pids)
+        return DockerWorker(self.client, self.image, self.runtime, mem_mb, cpus, pids, node=self.node)
 
     def close(self) -> None:
         super().close()

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.core.codec import CodecError, from_wire, to_wire
+from rlvr.core.flags import DENIED_OPS
 from rlvr.sandbox.protocol import decode_child_stream
 from rlvr.sandbox.syscall_filter import build_program
 from rlvr.sandbox.view import runtime_view
@@ -92,6 +93,8 @@ class ExecResult:
     detail: str = ""
     flags: list[str] = field(default_factory=list)
     """Isolation caveats that apply to this run (e.g. `degraded:no-namespaces`); copy into Verdict.flags."""
+    denied: list[str] = field(default_factory=list)
+    """Operations the sandbox refused this candidate (`rlvr.core.flags.DENIED_OPS` names, in order)."""
 
     @property
     def sandbox_error(self) -> bool:
@@ -328,6 +331,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
     peaks = [p if type(p) is int and p >= 0 else None for p in peaks_raw]
     peaks += [None] * (n_calls - len(peaks))
     exit_code = raw.get("exit")
+    denied = [op for op in raw.get("denied") or [] if isinstance(op, str) and op in DENIED_OPS]
     return ExecResult(
         status=status,
         outcomes=outcomes,
@@ -336,6 +340,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
         exit=exit_code if type(exit_code) is int else None,
         wall=float(raw.get("wall") or 0.0),
         detail=str(raw.get("detail") or "")[:500],
+        denied=list(dict.fromkeys(denied)),
     )
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
@@ -294,6 +295,8 @@ class CodeGrader(Grader):
             )
 
         flags = item.flags() + list(getattr(result, "flags", []) or [])
+        denied = [op for op in getattr(result, "denied", []) or [] if op in DENIED_OPS]
+        flags += [denied_flag(op) for op in denied]  # flags only: a refusal never earns credit
         errors: list[str] = []
         if types is not None:
             components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
@@ -333,6 +336,8 @@ class CodeGrader(Grader):
                         Path(self.counterexample_db), task.id, outcome.counterexample["input"]
                     )
 
+        if denied:  # say plainly what was refused (operation names only, nothing hidden)
+            feedback = "; ".join(part for part in (denial_feedback(denied), feedback) if part)
         if outcome is not None and outcome.passed:
             reference_counts = self._reference_counts.get(task.id)
             if reference_counts is None:

@@ -54,6 +54,12 @@ LIMIT_FLAGS: dict[str, str] = {
 }
 
 
+CAVEAT_FLAGS: dict[str, str] = {
+    "degraded": "the sandbox ran with less isolation than configured (degraded:<what>)",
+    "verifier": "verifier:visible: a deliberately weak verifier (only the prompt's examples) set the reward",
+}
+
+
 def denied_flag(op: str) -> str:
     """`sandbox:denied:<op>` for one of DENIED_OPS."""
     if op not in DENIED_OPS:
@@ -69,7 +75,7 @@ def denial_feedback(ops: Iterable[str]) -> str:
 
 def flag_name(flag: str) -> str:
     """The registered name a flag belongs to (`sandbox:denied:socket` -> `sandbox:denied`)."""
-    for name in (*EXPLOIT_FLAGS, *LIMIT_FLAGS):
+    for name in (*EXPLOIT_FLAGS, *LIMIT_FLAGS, *CAVEAT_FLAGS):
         if flag == name or flag.startswith(name + ":"):
             return name
     return flag

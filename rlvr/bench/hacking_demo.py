@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     from rlvr.trainer.grpo import train
 
     parser = argparse.ArgumentParser(
-        prog="python -m rlvr.bench.hacking_demo", description=__doc__.split("\n\n")[0]
+        prog="python -m rlvr.bench.hacking_demo", description=(__doc__ or "").split("\n\n")[0]
     )
     parser.add_argument("--out", default="runs/hacking", help="output directory (default runs/hacking)")
     parser.add_argument(

@@ -258,3 +258,41 @@ def test_denials_through_docker() -> None:
         results = docker_pool.run_many([job(source) for _, source in cases] + [job(HONEST[0])])
     assert [op in r.denied for (op, _), r in zip(cases, results, strict=False)] == [True] * len(cases)
     assert results[-1].denied == [] and results[-1].status == "ok"
+
+
+# reaching for a removed function (or a thread) is reported even when the candidate swallows the error
+SWALLOWED = [
+    (
+        "thread",
+        "import threading\ndef f(x):\n    try:\n        threading.Thread(target=print).start()\n"
+        "    except RuntimeError:\n        pass\n    return x + 1\n",
+    ),
+    (
+        "descriptor",
+        "import os\ndef f(x):\n    try:\n        os.pipe()\n    except AttributeError:\n        pass\n    return x + 1\n",
+    ),
+    (
+        "process_control",
+        "import os\ndef f(x):\n    fn = getattr(os, 'sched_setaffinity', None)\n    return x + 1\n",
+    ),
+    (
+        "signal",
+        "import signal\ndef f(x):\n    try:\n        from signal import pidfd_send_signal\n    except ImportError:\n        pass\n    return x + 1\n",
+    ),
+    ("file_write", "import posix\ndef f(x):\n    return x + 1 if not hasattr(posix, 'write') else 0\n"),
+]
+
+
+def test_swallowed_removed_functions_are_reported(pool: WorkerPool) -> None:
+    results = pool.run_many([job(source) for _, source in SWALLOWED])
+    for (op, _), result in zip(SWALLOWED, results, strict=True):
+        assert result.denied == [op] and [o.value for o in result.outcomes if o is not None] == [2, 3]
+
+
+def test_a_self_raised_denial_event_only_adds_a_flag(pool: WorkerPool) -> None:
+    """The candidate can raise the report event itself: that flags its own verdict, nothing more;
+    an unknown name is ignored."""
+    source = "import sys\ndef f(x):\n    sys.audit('rlvr.denied', 'socket')\n    sys.audit('rlvr.denied', 'bogus')\n    return x + 1\n"
+    result = pool.run(job(source))
+    assert result.status == "ok" and result.denied == ["socket"]
+    assert [o.value for o in result.outcomes if o is not None] == [2, 3]

@@ -382,6 +382,8 @@ def install_audit_hook(
     write_flags=WRITE_FLAGS,
     event_ops=EVENT_OPS,
     module_ops=MODULE_OPS,
+    denied_ops=DENIED_OPS,
+    len=len,
     type=type,
     str=str,
     bytes=bytes,
@@ -414,6 +416,10 @@ def install_audit_hook(
         return real.startswith(stdlib_prefix) and "site-packages" not in real
 
     def hook(event, args):
+        if event == "rlvr.denied":  # a removed function was reached for (see report_missing)
+            if len(args) == 1 and type(args[0]) is str and args[0] in denied_ops:
+                note(args[0])
+            return
         if event in blocked_events:
             deny(event_ops.get(event, "process_control"), event)
         if event == "import":
@@ -434,6 +440,49 @@ def install_audit_hook(
 
     sys.addaudithook(hook)
     return note
+
+
+# A module-level __getattr__ (PEP 562) for os / posix / signal: reaching for a function the child
+# removed (`os.pipe`, `getattr(os, "setpriority", None)`) reports it even if the candidate then
+# catches the AttributeError. Built in an empty namespace, so its globals and closure hold nothing
+# but the public sys.audit and operation names; the audit hook turns the event into a report (a
+# candidate raising the event itself can only add a flag to its own verdict). Not installed on sys:
+# the standard library probes sys._getframe in ordinary code (typing, namedtuple, enum).
+MISSING_SOURCE = """
+def make(module_name, pairs, audit):
+    def __getattr__(name):
+        for removed, op in pairs:
+            if type(name) is str and name == removed:
+                audit("rlvr.denied", op)
+        raise AttributeError("module " + repr(module_name) + " has no attribute " + repr(name))
+    return __getattr__
+
+
+def reporting(function, op, audit):
+    def wrapper(*args, **kwargs):
+        audit("rlvr.denied", op)
+        return function(*args, **kwargs)
+    return wrapper
+"""
+
+
+def report_missing(module_name, names):
+    namespace = {"__builtins__": {"type": type, "str": str, "repr": repr, "AttributeError": AttributeError}}
+    exec(MISSING_SOURCE, namespace)
+    pairs = tuple((name, REMOVED_OPS[name]) for name in names)
+    return namespace["make"](module_name, pairs, sys.audit)
+
+
+def report_threads():
+    """Starting a thread fails under RLIMIT_NPROC 0 with no audit event before Python 3.12: wrap the
+    one primitive every thread goes through (threading binds it when imported, after this)."""
+    namespace = {"__builtins__": {}}
+    exec(MISSING_SOURCE, namespace)
+    thread = sys.modules.get("_thread") or __import__("_thread")
+    for name in ("start_new_thread", "start_new", "start_joinable_thread"):
+        original = thread.__dict__.get(name)
+        if original is not None:
+            thread.__dict__[name] = namespace["reporting"](original, "thread", sys.audit)
 
 
 def denied_op(
@@ -606,6 +655,13 @@ def run_candidate(request, token, wfd):
         if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
             sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach
     note = install_audit_hook(lambda op: send("denied", op))
+    for module, names in (
+        (os, POSIX_REMOVED),
+        (sys.modules["posix"], POSIX_REMOVED),
+        (signal, SIGNAL_REMOVED),
+    ):
+        module.__getattr__ = report_missing(module.__name__, names)
+    report_threads()
     removed_from = (os, sys.modules["posix"], signal, sys.modules["_signal"], sys)
     explain = denied_op
     source, entry = request["source"], request["entry"]

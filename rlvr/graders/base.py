@@ -38,8 +38,12 @@ class Grader:
         self.pack = pack
         self.options = self.options_class.resolve(pack, options)
 
-    def resolve(self, task_id: str) -> Task | Verdict:
-        """The task, or a flagged verdict for an unknown id."""
+    def resolve(self, task_id: str | Task) -> Task | Verdict:
+        """The task (a `Task` is taken as given), or a flagged verdict for an unknown id."""
+        if isinstance(task_id, Task):
+            return task_id
+        if not isinstance(task_id, str):
+            return Verdict.failure("", f"task id must be a string or a Task, got {type(task_id).__name__}")
         try:
             return self.pack.get(task_id)
         except UnknownTaskError as exc:
@@ -76,7 +80,7 @@ class Grader:
             out.append(verdict)
         return out
 
-    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+    def grade_many(self, task_ids: list[str] | list[Task], completions: list[str]) -> list[Verdict]:
         resolved = [self.resolve(t) for t in task_ids]
         positions = [i for i, r in enumerate(resolved) if isinstance(r, Task)]
         graded = self.grade_tasks(
@@ -88,7 +92,7 @@ class Grader:
             out[i] = verdict
         return out
 
-    def grade(self, task_id: str, completion: str) -> Verdict:
+    def grade(self, task_id: str | Task, completion: str) -> Verdict:
         return self.grade_many([task_id], [completion])[0]
 
     def close(self) -> None:

@@ -3,7 +3,6 @@ plus `tasks.jsonl`, one task a line. Every problem is reported with file, line a
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 from rlvr.core.pack import Problem, TaskPack
 from rlvr.core.types import FAMILIES, Task
 from rlvr.specs.programs import ProgramSpecError, parse_spec
+from rlvr.task_packs.task_lines import need_str, read_task_lines
 
 
 class PackValidationError(ValueError):
@@ -34,16 +34,6 @@ DIRECTORY_READERS: dict[str, Callable[[Path], tuple[list[Task], list[Problem]]]]
 def register_family_schema(family: str, checker: Checker, hidden: HiddenBuilder) -> None:
     TASK_CHECKERS[family] = checker
     HIDDEN_BUILDERS[family] = hidden
-
-
-def need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
-    """A (field, message) problem unless `line[name]` is a non-empty string."""
-    value = line.get(name)
-    if value is None:
-        return [(name, "missing (required)")]
-    if not isinstance(value, str) or not value.strip():
-        return [(name, f"must be a non-empty string, got {type(value).__name__}")]
-    return []
 
 
 def _check_program(line: dict[str, Any]) -> list[tuple[str, str]]:
@@ -148,58 +138,11 @@ def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
     _ensure_family_schemas()
     if family in DIRECTORY_READERS:  # families whose tasks need more of the directory than tasks.jsonl
         return DIRECTORY_READERS[family](root)
-    path = root / "tasks.jsonl"
-    if not path.is_file():
-        return [], [Problem(str(path), None, None, "missing: a pack directory needs tasks.jsonl")]
-    tasks: list[Task] = []
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
     checker = TASK_CHECKERS.get(family)
     builder = HIDDEN_BUILDERS.get(family)
     if checker is None or builder is None:
         return [], [Problem(str(root / "pack.toml"), None, "family", f"no task schema for family {family!r}")]
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(
-                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
-                )
-                continue
-            if not isinstance(line, dict):
-                problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
-                continue
-            line_problems = need_str(line, "id") + need_str(line, "prompt") + checker(line)
-            difficulty = line.get("difficulty", 1)
-            if not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5:
-                line_problems.append(("difficulty", "must be an integer from 1 to 5"))
-            split = line.get("split", "test")
-            if split not in ("train", "test"):
-                line_problems.append(("split", 'must be "train" or "test"'))
-            task_id = line.get("id")
-            if isinstance(task_id, str) and task_id in seen:
-                line_problems.append(("id", f"duplicate of line {seen[task_id]}"))
-            problems += [Problem(str(path), number, f, m) for f, m in line_problems]
-            if line_problems:
-                continue
-            seen[line["id"]] = number
-            tasks.append(
-                Task(
-                    id=line["id"],
-                    prompt=line["prompt"],
-                    family=family,
-                    difficulty=difficulty,
-                    split=split,
-                    hidden=builder(line),
-                    meta=dict(line.get("meta") or {}),
-                )
-            )
-    if not tasks and not problems:
-        problems.append(Problem(str(path), None, None, "holds no tasks"))
-    return tasks, problems
+    return read_task_lines(root / "tasks.jsonl", family, checker, builder)
 
 
 def validate_directory(root: str | Path) -> list[Problem]:

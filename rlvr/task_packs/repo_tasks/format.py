@@ -18,13 +18,13 @@ Every problem is reported with file, line and field.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from rlvr.core.pack import Problem
 from rlvr.core.types import Task
 from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
+from rlvr.task_packs.task_lines import read_task_lines
 
 SCENARIO_KINDS = ("call", "object", "cli", "sqlite")
 MAX_REPO_FILES = 200
@@ -200,63 +200,25 @@ def read_repos(root: Path) -> tuple[dict[str, dict[str, str]], list[Problem]]:
 def read_repo_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
     """The tasks of a repo pack directory and every problem found (file, line, field)."""
     repos, problems = read_repos(root)
-    path = root / "tasks.jsonl"
-    if not path.is_file():
-        return [], problems + [Problem(str(path), None, None, "missing: a pack directory needs tasks.jsonl")]
-    tasks: list[Task] = []
-    seen: dict[str, int] = {}
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(
-                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
-                )
-                continue
-            if not isinstance(line, dict):
-                problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
-                continue
-            found: list[tuple[str, str]] = []
-            for name in ("id", "prompt"):
-                if not isinstance(line.get(name), str) or not line[name].strip():
-                    found.append((name, "missing or not a non-empty string (required)"))
-            difficulty = line.get("difficulty", 1)
-            if not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5:
-                found.append(("difficulty", "must be an integer from 1 to 5"))
-            if line.get("split", "test") not in ("train", "test"):
-                found.append(("split", 'must be "train" or "test"'))
-            if isinstance(line.get("id"), str) and line["id"] in seen:
-                found.append(("id", f"duplicate of line {seen[line['id']]}"))
-            found += check_line(line, repos)
-            problems += [Problem(str(path), number, field, message) for field, message in found]
-            if found:
-                continue
-            seen[line["id"]] = number
-            files = repos[line["repo"]]
-            tasks.append(
-                Task(
-                    id=line["id"],
-                    prompt=line["prompt"],
-                    family="repo",
-                    difficulty=difficulty,
-                    split=line.get("split", "test"),
-                    hidden={
-                        "repo": line["repo"],
-                        "base": apply_edits(files, line.get("base_edits") or {}),
-                        "reference": apply_edits(files, line.get("reference_edits") or {}),
-                        "scenarios": line["scenarios"],
-                        "protected": list(line.get("protected") or []),
-                        "notes": line.get("notes"),
-                    },
-                    meta={"repo": line["repo"], **dict(line.get("meta") or {})},
-                )
-            )
-    if not tasks and not problems:
-        problems.append(Problem(str(path), None, None, "holds no tasks"))
-    return tasks, problems
+
+    def hidden(line: dict[str, Any]) -> dict[str, Any]:
+        files = repos[line["repo"]]
+        return {
+            "repo": line["repo"],
+            "base": apply_edits(files, line.get("base_edits") or {}),
+            "reference": apply_edits(files, line.get("reference_edits") or {}),
+            "scenarios": line["scenarios"],
+            "protected": list(line.get("protected") or []),
+            "notes": line.get("notes"),
+        }
+
+    def public_meta(line: dict[str, Any]) -> dict[str, Any]:
+        return {"repo": line["repo"], **dict(line.get("meta") or {})}
+
+    tasks, line_problems = read_task_lines(
+        root / "tasks.jsonl", "repo", lambda line: check_line(line, repos), hidden, public_meta
+    )
+    return tasks, problems + line_problems
 
 
 def _register() -> None:

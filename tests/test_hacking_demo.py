@@ -121,3 +121,20 @@ def test_demo_smoke(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["weak"]["steps"] == summary["hidden"]["steps"] == 2
     assert png.is_file() and (tmp_path / "out" / "hidden" / "warm_start" / "config.json").is_file()
+
+
+def test_trainer_plots_have_a_hacking_panel() -> None:
+    from rlvr.trainer.plots import panel_keys, series
+
+    records = [
+        {"step": 1, "hacking_gap": 0.2, "exploit/special_cases_visible": 0.2, "kl": None},
+        {"step": 2, "hacking_gap": 0.0, "exploit/sandbox:denied": 0.1},
+    ]
+    assert panel_keys(records)["hacking"] == [
+        "hacking_gap",
+        "exploit/sandbox:denied",
+        "exploit/special_cases_visible",
+    ]
+    assert series(records, "exploit/special_cases_visible") == [(1, 0.2), (2, 0.0)]  # absent: rate 0
+    assert series(records, "kl") == []  # not measured stays not measured
+    assert panel_keys([])["hacking"] == ["hacking_gap"]

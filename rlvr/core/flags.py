@@ -57,6 +57,10 @@ LIMIT_FLAGS: dict[str, str] = {
 CAVEAT_FLAGS: dict[str, str] = {
     "degraded": "the sandbox ran with less isolation than configured (degraded:<what>)",
     "verifier": "verifier:visible: a deliberately weak verifier (only the prompt's examples) set the reward",
+    "untrusted_runner": (
+        "the verdict was decided by running the repository's own tests (pytest) in the same process as "
+        "the candidate's code, which can forge the outcome: a SWE-bench-style result, not a trusted oracle"
+    ),
 }
 
 

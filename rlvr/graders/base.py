@@ -135,10 +135,26 @@ def grader_class(family: str) -> type[Grader]:
     return getattr(importlib.import_module(module_name), class_name)
 
 
+# A family's grader for another language than Python, by (family, the pack's `language`).
+LANGUAGE_GRADERS: dict[tuple[str, str], str] = {
+    ("code", "typescript"): "rlvr.graders.typescript.grader:TypeScriptGrader",
+}
+
+
+def pack_grader_class(pack: TaskPack) -> type[Grader]:
+    """The grader for `pack`: its family's, or the family's grader for the pack's `language`."""
+    language = str(getattr(pack, "language", "python") or "python").lower()
+    target = LANGUAGE_GRADERS.get((pack.family, language))
+    if target is None:
+        return grader_class(pack.family)
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
 def check_options(pack: TaskPack, **options: Any) -> GraderOptions:
     """Resolve `options` for the pack's grader without building it (raises `OptionsError`)."""
-    return grader_class(pack.family).options_class.resolve(pack, options)
+    return pack_grader_class(pack).options_class.resolve(pack, options)
 
 
 def make_grader(pack: TaskPack, **options: Any) -> Grader:
-    return grader_class(pack.family)(pack, **options)
+    return pack_grader_class(pack)(pack, **options)

@@ -6,8 +6,10 @@ This file is never imported by the grader. The pool runs its *text* in a fresh i
 It must therefore be self-contained.
 
 Protocol (stdin/stdout of the zygote; a frame is a 4-byte big-endian length + that many bytes):
-  request   frame {"op": "run", "timeout", "max_output", "size"}, then `size` raw bytes: the job, JSON
-            {"source", "entry", "calls": [wire args], "trace", "memory", "mem_mb"}; or frame {"op": "ping"}
+  request   frame {"op": "run", "timeout", "wall", "max_output", "size"}, then `size` raw bytes: the job, JSON
+            {"source", "entry", "calls": [wire args], "trace", "memory", "mem_mb"}; or frame {"op": "ping"}.
+            A node job's header also has "runtime": "node", "node", "argv", "process_filter",
+            "address_space_mb" (see rlvr/sandbox/node.py); its job goes to the child on a pipe.
   response  frame {"status": null|"timeout"|"output_limit"|"sandbox_error", "exit": int|null,
             "wall": float, "token": str, "detail": str}, then a frame holding the child's raw output
 
@@ -17,13 +19,18 @@ the forked child parses the job; only the trusted side parses the output. So the
 source, no arguments and no results (a reference solution's outputs are hidden data) when it forks
 the next candidate.
 
+`timeout` is the child's CPU budget (read from its CPU clock; the kernel's RLIMIT_CPU backs it up);
+`wall` is a larger wall-clock limit for a child that sleeps or blocks. A busy machine slows an
+honest child down without failing it.
+
 Every candidate starts from the same state. The launcher installed the sandbox's syscall filter
 before exec'ing this zygote (see syscall_filter.py): no process under it can write to the file
 system or address another process, so a candidate cannot leave a file, FIFO or node for the next one,
 nor renice, pin, limit or signal this zygote whose state every fork inherits. After each candidate
 the zygote also checks that its scratch directory (the sandbox's /tmp, or the degraded mode's
 private directory) is still empty, and exits after answering if it is not (the pool starts a fresh
-one). The zygote never imports ctypes: a candidate could reach it through object.__subclasses__().
+one). The zygote never imports ctypes: a candidate could reach it through object.__subclasses__() (only
+the forked child of a node job imports it, to add its process filter, and execs node right after).
 Counted operations (`trace`) cover every frame run on the candidate's behalf, whatever its globals.
 
 The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, denied,
@@ -807,41 +814,150 @@ def write_all(fd, data):
         view = view[os.write(fd, view) :]
 
 
+def child_cpu_clock(pid):
+    """The clock id of process `pid`'s CPU time (Linux: MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)),
+    or None where the kernel does not offer it."""
+    clock = ((~pid) << 3) | 2
+    try:
+        time.clock_gettime(clock)
+    except (OSError, OverflowError):
+        return None
+    return clock
+
+
+def cpu_used(clock):
+    """CPU seconds used so far on `clock` (None: no clock, or the process is already gone)."""
+    if clock is None:
+        return None
+    try:
+        return time.clock_gettime(clock)
+    except OSError:
+        return None
+
+
+def exec_node(header, in_fd, wfd):
+    """In the forked child of a node job (header["runtime"] == "node"): stdin is the job pipe, fd 3 the
+    result channel, stdout and stderr /dev/null; limits, then the thread-only process filter on top of
+    the sandbox's own, then exec node with an empty environment. Never returns. ctypes is imported
+    here only, in a process that is about to become node: no Python candidate ever runs in it."""
+    os.dup2(in_fd, 0)
+    os.dup2(wfd, 3)
+    os.dup2(2, 1)
+    for fd in (0, 1, 3):
+        os.set_inheritable(fd, True)
+    os.closerange(4, 65536)
+    cpu_seconds = int(math.ceil(float(header["timeout"]))) + 1
+    address_space = int(header.get("address_space_mb", 16384)) << 20
+    limits = [
+        (resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds)),
+        (resource.RLIMIT_AS, (address_space, address_space)),
+        (resource.RLIMIT_FSIZE, (0, 0)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (64, 64)),
+    ]
+    for which, value in limits:
+        try:
+            resource.setrlimit(which, value)
+        except (ValueError, OSError):
+            pass
+    program = bytes.fromhex(str(header.get("process_filter") or ""))
+    if not program:
+        os._exit(71)  # no filter for this machine: never run node without it
+    import ctypes
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+        os._exit(72)  # PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP
+    argv = [str(a) for a in header["argv"]]
+    os.execve(str(header["node"]), argv, {})
+
+
+def feed(fd, chunks):
+    """Write what the non-blocking pipe `fd` takes now from the front of `chunks` (memoryviews);
+    returns False once the reader is gone or everything was written."""
+    while chunks:
+        try:
+            written = os.write(fd, chunks[0])
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        chunks[0] = chunks[0][written:]
+        if not chunks[0]:
+            chunks.pop(0)
+    return False
+
+
 def supervise(header, job, job_size):
     """Fork a child for the job (raw JSON bytes), wipe the job, collect the child's raw output into
-    the output buffer; returns (summary, output size)."""
+    the output buffer; returns (summary, output size). A node job (header["runtime"] == "node") is
+    handed to the child through a pipe instead of memory, then wiped the same way."""
     started = time.monotonic()
     timeout = float(header["timeout"])
     max_output = int(header.get("max_output", 1 << 20))
     token = os.urandom(16).hex()
+    node = header.get("runtime") == "node"
     rfd, wfd = os.pipe()
+    in_r = in_w = -1
+    if node:
+        in_r, in_w = os.pipe()
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a node that dies early must not kill us
     pid = os.fork()
     if pid == 0:
         os.close(rfd)
         try:
             os.setsid()
+            if node:
+                os.close(in_w)
+                Buffers.wipe(job, job_size)
+                exec_node(header, in_r, wfd)
             request = json.loads(bytes(job[:job_size]))
             request["timeout"] = timeout
             Buffers.wipe(job, job_size)
             run_candidate(request, token, wfd)
         finally:
             os._exit(0)
-    Buffers.wipe(job, job_size)
+    pending = []
+    if node:
+        os.close(in_r)
+        os.set_blocking(in_w, False)
+        pending = [memoryview(token.encode() + b"\n"), memoryview(job)[:job_size]]
+    else:
+        Buffers.wipe(job, job_size)
     os.close(wfd)
     view = memoryview(Buffers.get("output", max_output + 1))[: max_output + 1]
     total = 0
     status = None
-    deadline = started + timeout
+    cpu_clock = child_cpu_clock(pid)
+    # `timeout` is the child's CPU budget; the wall limit (larger) only stops a child that sleeps or
+    # blocks, so a loaded machine does not fail honest code. Without a readable CPU clock, the
+    # budget is wall time, as before.
+    deadline = started + (float(header.get("wall") or timeout) if cpu_clock is not None else timeout)
     try:
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            now = time.monotonic()
+            spent = cpu_used(cpu_clock)
+            if now >= deadline or (spent is not None and spent >= timeout):
                 status = "timeout"
                 break
-            ready, _, _ = select.select([rfd], [], [], remaining)
+            # the child's CPU time grows no faster than wall time (a single-threaded child; node's
+            # helper threads can only make us look a little late): waiting out the unspent budget
+            # (or the wall limit, whichever is first) does not overshoot it
+            wait = deadline - now if spent is None else min(deadline - now, max(timeout - spent, 0.01))
+            writing = [in_w] if pending else []
+            ready, can_write, _ = select.select([rfd], writing, [], wait)
+            if can_write and not feed(in_w, pending):
+                pending = []
+                os.close(in_w)
+                in_w = -1
+                continue
             if not ready:
-                status = "timeout"
-                break
+                continue
             count = os.readv(rfd, [view[total:]])
             if not count:
                 break
@@ -851,6 +967,13 @@ def supervise(header, job, job_size):
                 break
     finally:
         view.release()
+        for chunk in pending:
+            chunk.release()
+        if in_w >= 0:
+            os.close(in_w)
+        if node:
+            Buffers.wipe(job, job_size)
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         for target in (-pid, pid):
             try:
                 os.kill(target, signal.SIGKILL)
@@ -858,8 +981,10 @@ def supervise(header, job, job_size):
                 pass
     exit_status = None
     try:
-        _, raw = os.waitpid(pid, 0)
+        _, raw, usage = os.wait4(pid, 0)
         exit_status = -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
+        if status is None and usage.ru_utime + usage.ru_stime >= timeout:
+            status = "timeout"  # the kernel's CPU limit (RLIMIT_CPU) ended it before we looked
     except ChildProcessError:
         pass
     os.close(rfd)

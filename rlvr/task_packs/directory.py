@@ -1,5 +1,10 @@
-"""Directory packs: `pack.toml` (name, family, version, description, optional [weights], [options])
-plus `tasks.jsonl`, one task a line. Every problem is reported with file, line and field."""
+"""Directory packs: `pack.toml` (name, family, version, description, optional language, [weights],
+[options]) plus `tasks.jsonl`, one task a line. Every problem is reported with file, line and field.
+
+A code pack with `language = "typescript"` (its name then contains `typescript` or ends in `-ts`) keeps
+the Python `reference` and `check`/`tests` as the trusted oracle; candidates are TypeScript, the prompt
+shows the TypeScript signature, and a line may add `ts_reference` (TypeScript, for the perf layer) and
+`forbid_any` (default true)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,8 @@ from rlvr.core.pack import Problem, TaskPack
 from rlvr.core.types import FAMILIES, Task
 from rlvr.specs.programs import ProgramSpecError, parse_spec
 from rlvr.task_packs.task_lines import need_str, read_task_lines
+
+LANGUAGES = ("python", "typescript")
 
 
 class PackValidationError(ValueError):
@@ -58,6 +65,10 @@ def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
             problems.append(("tests", 'must be a list of objects like {"args": [1, 2]}'))
     if check is not None and not isinstance(check, str):
         problems.append(("check", "must be Python source defining check(candidate)"))
+    if "ts_reference" in line and not isinstance(line["ts_reference"], str):
+        problems.append(("ts_reference", "must be TypeScript source defining the entry point"))
+    if "forbid_any" in line and not isinstance(line["forbid_any"], bool):
+        problems.append(("forbid_any", "must be true or false"))
     for name in ("reference", "check"):
         source = line.get(name)
         if isinstance(source, str):
@@ -77,6 +88,8 @@ def _hidden_code(line: dict[str, Any]) -> dict[str, Any]:
         "check": line.get("check"),
         "calls": [tuple(t["args"]) for t in line.get("tests") or []],
         "mode": line.get("mode", "hidden"),
+        # TypeScript packs (language = "typescript"): the reference and check stay Python (the oracle)
+        **{key: line[key] for key in ("ts_reference", "forbid_any") if key in line},
     }
 
 
@@ -120,6 +133,24 @@ def read_manifest(root: Path) -> tuple[dict[str, Any], list[Problem]]:
     for name in ("name", "family"):
         if not isinstance(manifest.get(name), str) or not manifest.get(name):
             problems.append(Problem(str(manifest_path), None, name, "missing or not a string (required)"))
+    language = manifest.get("language", "python")
+    if language not in LANGUAGES:
+        problems.append(
+            Problem(str(manifest_path), None, "language", f"must be one of {', '.join(LANGUAGES)}")
+        )
+    elif language == "typescript":
+        name = str(manifest.get("name") or "")
+        if manifest.get("family") != "code":
+            problems.append(Problem(str(manifest_path), None, "language", "typescript is for code packs"))
+        if "typescript" not in name and not name.endswith("-ts"):
+            problems.append(
+                Problem(
+                    str(manifest_path),
+                    None,
+                    "name",
+                    "a TypeScript pack's name contains `typescript` or ends in `-ts`",
+                )
+            )
     family = manifest.get("family")
     if isinstance(family, str) and family not in FAMILIES:
         problems.append(Problem(str(manifest_path), None, "family", f"must be one of {', '.join(FAMILIES)}"))
@@ -163,6 +194,7 @@ class DirectoryPack(TaskPack):
             raise PackValidationError(problems)
         self.name = str(manifest["name"])
         self.family = str(manifest["family"])
+        self.language = str(manifest.get("language", "python"))
         self.version = str(manifest.get("version", "1"))
         self.description = str(manifest.get("description", ""))
         self.weights = (

@@ -83,9 +83,11 @@ class TaskDraft:
     base_edits: dict[str, str | None] = field(default_factory=dict)
     reference_edits: dict[str, str | None] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    domains: list[dict[str, Any]] = field(default_factory=list)
 
     def to_line(self) -> dict[str, Any]:
-        return {
+        extra: dict[str, Any] = {"domains": self.domains} if self.domains else {}
+        return extra | {
             "id": self.id,
             "prompt": self.issue,
             "repo": self.repo,
@@ -444,6 +446,17 @@ def _renamed_scenario(scenario: dict[str, Any], old: str, new: str) -> dict[str,
     if out.get("steps"):
         out["steps"] = [[new if method == old else method, args] for method, args in out["steps"]]
     return out
+
+
+def task_domains(spec: dict[str, Any], draft: TaskDraft) -> list[dict[str, Any]]:
+    """The spec's declared input domains for one task (a rename task's targets use the new name)."""
+    domains = json.loads(json.dumps(spec.get("domains") or []))
+    if draft.kind == "rename":
+        old, new = draft.meta["rename"]
+        for domain in domains:
+            module, _, attribute = domain["target"].partition(":")
+            domain["target"] = module + ":" + re.sub(rf"\b{re.escape(old)}\b", new, attribute)
+    return domains
 
 
 def rename_tasks(

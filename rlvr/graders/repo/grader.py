@@ -8,13 +8,17 @@ prints, returns as an exit code, or writes decides anything; the hidden spec nev
 that runs candidate code, and no file of the workspace exists on any disk while that code runs.
 
 Task hidden spec: `base` and `reference` ({path: source}), `scenarios` (see child_driver.py for the
-kinds: call, object, cli, sqlite), `protected` (glob patterns no edit may touch).
+kinds: call, object, cli, sqlite), `domains` (declared inputs of public functions; hypothesis generates
+more call scenarios from them, see rlvr/specs/repo_domains.py), `protected` (glob patterns no edit may
+touch).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rlvr.core.pack import TaskPack
@@ -26,9 +30,10 @@ from rlvr.graders.compose import gated_reward, normalized_weights
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, run_ops, same_value
-from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool
+from rlvr.specs.repo_domains import domain_scenarios
 
 REPO_WEIGHTS: dict[str, float] = {"patch": 0.05, "syntax": 0.05, "types": 0.2, "behaviour": 0.7}
 REPO_GATES: tuple[str, ...] = ("patch", "syntax", "types", "behaviour")
@@ -82,6 +87,8 @@ class RepoGrader(Grader):
         self._types: RepoTypeChecker | None = None
         self._reference: dict[str, list[Any]] = {}
         self._lock = threading.Lock()
+        self._types_pool: ThreadPoolExecutor | None = None
+        self._types_pool_pid = 0
 
     # ------------------------------------------------------------------ shared machinery
     @property
@@ -97,19 +104,38 @@ class RepoGrader(Grader):
     def type_checker(self) -> RepoTypeChecker:
         with self._lock:
             if self._types is None:
-                self._types = RepoTypeChecker(timeout=self.options.type_timeout)
+                self._types = RepoTypeChecker(
+                    timeout=self.options.type_timeout, engine=self.options.type_engine
+                )
             return self._types
+
+    @property
+    def types_pool(self) -> ThreadPoolExecutor:
+        """Threads that run whole-repo pyright alongside the sandbox; a fresh pool in a forked child
+        (the parent's threads do not exist there)."""
+        with self._lock:
+            if self._types_pool is None or self._types_pool_pid != os.getpid():
+                self._types_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlvr-repo-types")
+                self._types_pool_pid = os.getpid()
+            return self._types_pool
 
     def run(
         self, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float | None = None
     ) -> ExecResult:
         return run_ops(self.sandbox, files, ops, timeout or self.timeout)
 
+    def scenarios(self, task: Task) -> list[dict[str, Any]]:
+        """The task's hidden scenarios: its listed ones, then those hypothesis generates from its
+        declared input domains (deterministic; computed here, in the trusted process)."""
+        return list(task.hidden.get("scenarios") or []) + domain_scenarios(
+            list(task.hidden.get("domains") or [])
+        )
+
     def reference_outcomes(self, task: Task) -> list[Any]:
         cached = self._reference.get(task.id)
         if cached is not None:
             return cached
-        scenarios = list(task.hidden.get("scenarios") or [])
+        scenarios = self.scenarios(task)
         result = self.run(task.hidden["reference"], [("scenario", s) for s in scenarios])
         values = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
         if result.status != "ok" or any(v is None for v in values):
@@ -139,8 +165,9 @@ class RepoGrader(Grader):
                 feedback=f"the patch does not apply: {str(exc)[:300]}",
                 timings={"patch": time.perf_counter() - started},
             )
+        patching = time.perf_counter() - started
         verdict = self.grade_state(task, workspace.files)
-        verdict.timings["patch"] = time.perf_counter() - started - sum(verdict.timings.values())
+        verdict.timings["patch"] = patching
         return verdict
 
     def grade_state(self, task: Task, files: dict[str, str]) -> Verdict:
@@ -194,37 +221,29 @@ class RepoGrader(Grader):
             )
         components["syntax"] = Component(1.0, 1.0)
 
-        started = time.perf_counter()
+        # Whole-repo pyright (another process) and the behaviour scenarios (a sandbox child) are
+        # independent: they run at the same time, so a submit costs the slower of the two.
         feedback: list[str] = []
-        if self.options.types:
-            base_report = self.type_checker.check(base)
-            if base_report.failure is not None:
-                return Verdict.failure(
-                    task.id, f"pyright failed on the base state: {base_report.failure}", fault="grader"
-                )
-            report = self.type_checker.check(files)
-            if report.failure == "timeout":
-                flags.append("timeout:types")
-                components["types"] = Component(0.0, 1.0, "pyright timed out on this repository")
-            elif report.failure is not None:
-                return Verdict.failure(task.id, f"pyright failed: {report.failure}", fault="grader")
-            else:
-                introduced = report.count_introduced_over(base_report) + evasions
-                detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
-                components["types"] = Component(1.0 / (1.0 + introduced), 1.0, detail)
-                if introduced:
-                    feedback.append(f"{introduced} type error(s) introduced: {detail}")
-        else:
+        typing = (
+            self.types_pool.submit(self._type_gate, task, base, files, evasions)
+            if self.options.types
+            else None
+        )
+        try:
+            behaviour = self._behaviour(task, files)
+        finally:
+            types_outcome = typing.result() if typing is not None else None
+        if types_outcome is None:
             components["types"] = Component(1.0, 1.0, "disabled")
-        timings["types"] = time.perf_counter() - started
-
-        started = time.perf_counter()
-        expected = self.reference_outcomes(task)
-        scenarios = list(task.hidden.get("scenarios") or [])
-        # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
-        # the hacking gap) but never rewarded — they share a process with the candidate's code.
-        result = self.run(files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})])
-        timings["behaviour"] = time.perf_counter() - started
+            timings["types"] = 0.0
+        else:
+            component, type_flags, type_feedback, fault, timings["types"] = types_outcome
+            if fault is not None:
+                return Verdict.failure(task.id, fault, fault="grader")
+            components["types"] = component
+            flags += type_flags
+            feedback += type_feedback
+        result, expected, scenarios, timings["behaviour"] = behaviour
         if result.sandbox_error or result.status == "load_error":
             return Verdict.failure(
                 task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox"
@@ -264,11 +283,49 @@ class RepoGrader(Grader):
             flags=sorted(set(flags)),
         )
 
+    def _type_gate(
+        self, task: Task, base: dict[str, str], files: dict[str, str], evasions: int
+    ) -> tuple[Component, list[str], list[str], str | None, float]:
+        """(types component, flags, feedback, grader fault or None, seconds) of whole-repo pyright."""
+        started = time.perf_counter()
+        base_report = self.type_checker.check(base)
+        if base_report.failure is not None:
+            fault = f"pyright failed on the base state: {base_report.failure}"
+            return Component(0.0, 1.0), [], [], fault, time.perf_counter() - started
+        report = self.type_checker.check(files)
+        seconds = time.perf_counter() - started
+        if report.failure in CANDIDATE_FAILURES:
+            # pyright timed out or died on this state while a trivial repository checks fine:
+            # the candidate's content did it (pyright never executes it) - a scored failure.
+            component = Component(0.0, 1.0, f"pyright {report.failure} on this repository")
+            return component, [f"{report.failure}:types"], [], None, seconds
+        if report.failure is not None:
+            return Component(0.0, 1.0), [], [], f"pyright failed: {report.failure}", seconds
+        introduced = report.count_introduced_over(base_report) + evasions
+        detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
+        feedback = [f"{introduced} type error(s) introduced: {detail}"] if introduced else []
+        return Component(1.0 / (1.0 + introduced), 1.0, detail), [], feedback, None, seconds
+
+    def _behaviour(
+        self, task: Task, files: dict[str, str]
+    ) -> tuple[ExecResult, list[Any], list[dict[str, Any]], float]:
+        """The hidden scenarios (then the visible tests) run on `files` in one sandbox child."""
+        started = time.perf_counter()
+        expected = self.reference_outcomes(task)
+        scenarios = self.scenarios(task)
+        # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
+        # the hacking gap) but never rewarded — they share a process with the candidate's code.
+        result = self.run(files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})])
+        return result, expected, scenarios, time.perf_counter() - started
+
     def close(self) -> None:
         with self._lock:
             sandbox, owned, types = self._sandbox, self._owns_sandbox, self._types
-            self._sandbox, self._types = None, None
+            pool, pool_pid = self._types_pool, self._types_pool_pid
+            self._sandbox, self._types, self._types_pool = None, None, None
         if sandbox is not None and owned:
             sandbox.close()
         if types is not None:
             types.close()
+        if pool is not None and pool_pid == os.getpid():
+            pool.shutdown(wait=False)

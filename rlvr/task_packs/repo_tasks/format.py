@@ -4,11 +4,15 @@
     {"id": "...", "prompt": "<the issue text>", "repo": "<name under repos/>",
      "base_edits": {"path": "full new text" | null}, "reference_edits": {...},
      "scenarios": [{"kind": "call" | "object" | "cli" | "sqlite", "target": "pkg.module:attr", ...}],
+     "domains": [{"target": "pkg.module:function", "args": [strategy, ...], "examples": 20, "seed": 0}],
      "protected": ["glob", ...], "difficulty": 1-5, "split": "train" | "test", "meta": {...},
      "notes": {...}}
 
 `meta` is public (it appears in observations and logs); `notes` (how the task was made, e.g. where a
 bug was injected) is hidden like the scenarios.
+
+`domains` (optional) declares the inputs of public functions; hypothesis turns each into more hidden
+call scenarios (see `rlvr/specs/repo_domains.py`).
 
 The base state (what the agent starts from) is the repository with `base_edits` applied; the
 reference end state is the repository with `reference_edits` applied (null deletes a file). The
@@ -23,6 +27,7 @@ from typing import Any
 
 from rlvr.core.pack import Problem
 from rlvr.core.types import Task
+from rlvr.specs.repo_domains import check_domain
 from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
 from rlvr.task_packs.task_lines import read_task_lines
 
@@ -142,6 +147,14 @@ def check_line(line: dict[str, Any], repos: dict[str, dict[str, str]]) -> list[t
             reason = check_scenario(scenario)
             if reason:
                 problems.append((f"scenarios[{index}]", reason))
+    domains = line.get("domains", [])
+    if not isinstance(domains, list):
+        problems.append(("domains", "must be a list of input domains (see rlvr/specs/repo_domains.py)"))
+    else:
+        for index, domain in enumerate(domains):
+            reason = check_domain(domain) or _check_target(domain.get("target"))
+            if reason:
+                problems.append((f"domains[{index}]", reason))
     protected = line.get("protected", [])
     if not isinstance(protected, list) or not all(isinstance(p, str) for p in protected):
         problems.append(("protected", "must be a list of glob patterns"))
@@ -208,6 +221,7 @@ def read_repo_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
             "base": apply_edits(files, line.get("base_edits") or {}),
             "reference": apply_edits(files, line.get("reference_edits") or {}),
             "scenarios": line["scenarios"],
+            "domains": list(line.get("domains") or []),
             "protected": list(line.get("protected") or []),
             "notes": line.get("notes"),
         }

@@ -31,6 +31,7 @@ from rlvr.graders.code.visible import literal_outputs_in_source
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
 from rlvr.sandbox import make_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
+from rlvr.sandbox.protocol import OVERSIZED_RESULTS, UNREPORTABLE_RESULTS
 from rlvr.specs.programs import is_program_task
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
@@ -337,6 +338,12 @@ class CodeGrader(Grader):
                     flags.append("forged_output")
                 elif result.status in CANDIDATE_FAULTS:
                     flags.append(result.status)  # machine-readable: timeout, crash, output_limit, load_error
+                unreportable = [o.exception for o in result.outcomes if o is not None and not o.ok]
+                unreportable = [name for name in unreportable if name in UNREPORTABLE_RESULTS]
+                if unreportable:
+                    feedback = UNREPORTABLE_RESULTS[unreportable[0]]
+                    if any(name in OVERSIZED_RESULTS for name in unreportable):
+                        flags.append("oversized:result")
                 if self.visible_feedback and outcome.counterexample:
                     feedback += f"; counterexample: {outcome.counterexample}"
                 if self.counterexample_db is not None and outcome.counterexample:

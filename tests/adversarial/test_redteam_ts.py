@@ -49,3 +49,62 @@ def test_a_checker_stack_overflow_is_the_candidates_failure_not_the_batchs(grade
     assert good.passed and good.components["types"].fraction == 1.0
     assert "crash:types" in bad.flags and bad.components["types"].fraction == 0.0
     assert typed_wrong.components["types"].fraction < 1.0 and typed_wrong.passed
+
+
+# ---------------------------------------------------------------- the op counter (perf)
+SUM_TO = "function probe(n) {\n  __c();\n  let s = 0;\n  for (let i = 0; i < n; i++) {\n    __c();\n    s += i;\n  }\n  return s;\n}\n"
+LAZY_GETTER = """function probe(n) {
+  __c();
+  const out = [];
+  Object.defineProperty(out, 0, { enumerable: true, get() { let s = 0; for (let i = 0; i < n; i++) { __c(); s += i; } return s; } });
+  return out;
+}
+"""
+LAZY_PROXY = """function probe(n) {
+  __c();
+  return new Proxy([0], { get(t, k) {
+    if (k === "0") { let s = 0; for (let i = 0; i < n; i++) { __c(); s += i; } return s; }
+    return Reflect.get(t, k);
+  } });
+}
+"""
+LAZY_OBJECT = """function probe(n) {
+  __c();
+  return { get total() { let s = 0; for (let i = 0; i < n; i++) { __c(); s += i; } return s; } };
+}
+"""
+
+
+def test_work_deferred_into_the_returned_value_is_counted(typescript_grader):
+    """The count used to be read before the result was walked: a candidate returning an array or
+    object whose getter (or Proxy trap) did the real work got that work for free (count 1 for an
+    O(n) answer). Now the count is read after the walk."""
+    sandbox = typescript_grader.sandbox
+    n = 2000
+    honest = sandbox.run(Job(SUM_TO, "probe", [(n,)], timeout=10, trace=True, runtime="node", counter="__c"))
+    assert honest.status == "ok" and honest.counts[0] is not None and honest.counts[0] > n
+    for source, expected in ((LAZY_GETTER, [n * (n - 1) // 2]), (LAZY_PROXY, [n * (n - 1) // 2]),
+                             (LAZY_OBJECT, {"total": n * (n - 1) // 2})):
+        result = sandbox.run(Job(source, "probe", [(n,)], timeout=10, trace=True, runtime="node", counter="__c"))
+        assert result.status == "ok", result.detail
+        assert result.outcomes[0] is not None and result.outcomes[0].value == expected
+        assert result.counts[0] is not None and result.counts[0] > n, (source, result.counts)
+
+
+def test_code_built_from_strings_cannot_run_uncounted(grader):
+    """eval / Function / indirect eval run code the trusted build never instrumented: an O(n^2)
+    max_element written in an eval string counted ~2 ops and took the perf score of an O(n) one.
+    Now the candidate's context builds no code from strings (the call throws: a scored failure)."""
+    loops = "for (const a of l) { let best = true; for (const b of l) { if (b > a) best = false; } if (best) return a; } return l[0];"
+    tricks = {
+        "direct_eval": f"function max_element(l: number[]): number {{\n  return eval('(() => {{ {loops} }})()');\n}}\n",
+        "indirect_eval": "function max_element(l: number[]): number {\n"
+        + f"  return (0, eval)('(l) => {{ {loops} }}')(l);\n}}\n",
+        "function_ctor": f"function max_element(l: number[]): number {{\n  return new Function('l', '{loops}')(l) as number;\n}}\n",
+        "constructor_chain": "function max_element(l: number[]): number {\n"
+        + f"  return (max_element as any).constructor('l', '{loops}')(l);\n}}\n",
+    }
+    verdicts = grader.grade_many(["HumanEval-TS/35"] * len(tricks), list(tricks.values()))
+    for name, verdict in zip(tricks, verdicts, strict=True):
+        assert verdict.error is None and verdict.fault is None, (name, verdict.error)
+        assert not verdict.passed and verdict.gates == ["tests"], (name, verdict.feedback)

@@ -83,9 +83,14 @@ def test_work_deferred_into_the_returned_value_is_counted(typescript_grader):
     n = 2000
     honest = sandbox.run(Job(SUM_TO, "probe", [(n,)], timeout=10, trace=True, runtime="node", counter="__c"))
     assert honest.status == "ok" and honest.counts[0] is not None and honest.counts[0] > n
-    for source, expected in ((LAZY_GETTER, [n * (n - 1) // 2]), (LAZY_PROXY, [n * (n - 1) // 2]),
-                             (LAZY_OBJECT, {"total": n * (n - 1) // 2})):
-        result = sandbox.run(Job(source, "probe", [(n,)], timeout=10, trace=True, runtime="node", counter="__c"))
+    for source, expected in (
+        (LAZY_GETTER, [n * (n - 1) // 2]),
+        (LAZY_PROXY, [n * (n - 1) // 2]),
+        (LAZY_OBJECT, {"total": n * (n - 1) // 2}),
+    ):
+        result = sandbox.run(
+            Job(source, "probe", [(n,)], timeout=10, trace=True, runtime="node", counter="__c")
+        )
         assert result.status == "ok", result.detail
         assert result.outcomes[0] is not None and result.outcomes[0].value == expected
         assert result.counts[0] is not None and result.counts[0] > n, (source, result.counts)

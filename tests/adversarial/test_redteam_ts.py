@@ -51,6 +51,34 @@ def test_a_checker_stack_overflow_is_the_candidates_failure_not_the_batchs(grade
     assert typed_wrong.components["types"].fraction < 1.0 and typed_wrong.passed
 
 
+def test_a_lib_reference_that_reaches_the_checker_loads_nothing_for_batch_mates(grader):
+    """Defence in depth behind the comment blanking: a `/// <reference lib="dom" />` that reached the
+    shared program loaded the DOM library for every candidate checked with it (a batch-mate's
+    `document.title` then type-checked clean). Now the compiler removes and charges reference
+    directives itself."""
+    checker = grader.checker
+    assert checker is not None
+    directive, user = checker.check_many(
+        ['/// <reference lib="dom" />\nexport {}\n', "export const n: number = document.title.length;\n"]
+    )
+    assert any("reference directive" in d["message"] for d in directive.diagnostics)
+    assert any("document" in d["message"] for d in user.diagnostics), user.diagnostics
+
+
+def test_a_global_augmentation_does_not_outlive_its_batch(grader):
+    """`declare global` is checked alone; its merge into the shared standard library's symbols must
+    not survive into a later batch either."""
+    checker = grader.checker
+    assert checker is not None
+    augmenting = "declare global { interface Array<T> { secret: number } var leaked: number; }\n"
+    assert (
+        checker.check_many([augmenting + "export const a: number = [1].secret + leaked;\n"])[0].diagnostics
+        == []
+    )
+    (later,) = checker.check_many(["export const b: number = [1].secret + leaked;\n"])
+    assert len(later.diagnostics) == 2, later.diagnostics
+
+
 # ---------------------------------------------------------------- the op counter (perf)
 SUM_TO = "function probe(n) {\n  __c();\n  let s = 0;\n  for (let i = 0; i < n; i++) {\n    __c();\n    s += i;\n  }\n  return s;\n}\n"
 LAZY_GETTER = """function probe(n) {

@@ -87,12 +87,18 @@ function diagnosticsOf(program, source) {
 // Comments reach this process blanked; a suppression directive the compiler still finds (one the
 // trusted side's parser did not see as a comment) is removed from the parsed file before checking, so
 // it hides nothing, and costs one error.
+// `/// <reference lib|types|path>` directives likewise: one that reached a shared program would load
+// its library (e.g. "dom") for every candidate checked with it, so each is removed and charged.
 function directives(source) {
   const found = [...(source.commentDirectives || [])].map((d) => d.range.pos);
   if (source.checkJsDirective && !source.checkJsDirective.enabled) found.push(source.checkJsDirective.pos);
-  return found.map((pos) => {
+  const suppressions = found.map((pos) => [pos, "a type-check suppression directive"]);
+  for (const list of [source.libReferenceDirectives, source.typeReferenceDirectives, source.referencedFiles]) {
+    for (const reference of list || []) suppressions.push([reference.pos, "a reference directive"]);
+  }
+  return suppressions.map(([pos, message]) => {
     const where = source.getLineAndCharacterOfPosition(pos);
-    return { line: where.line + 1, column: where.character + 1, code: 0, message: "a type-check suppression directive" };
+    return { line: where.line + 1, column: where.character + 1, code: 0, message };
   });
 }
 
@@ -100,6 +106,9 @@ function disarm(source) {
   const found = directives(source);
   source.commentDirectives = undefined;
   source.checkJsDirective = undefined;
+  source.libReferenceDirectives = [];
+  source.typeReferenceDirectives = [];
+  source.referencedFiles = [];
   return found;
 }
 

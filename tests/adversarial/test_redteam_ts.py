@@ -79,6 +79,18 @@ def test_a_global_augmentation_does_not_outlive_its_batch(grader):
     assert len(later.diagnostics) == 2, later.diagnostics
 
 
+def test_diagnostics_never_carry_half_a_surrogate_pair(grader):
+    """A name of astral-plane letters placed so the 300-unit message cut fell inside a surrogate pair
+    handed the trusted side a lone surrogate (a `Component.detail` no UTF-8 writer accepts)."""
+    checker = grader.checker
+    assert checker is not None
+    name = "a" + "\U0001d465" * 200  # 'a' then MATHEMATICAL ITALIC SMALL X (two UTF-16 units each)
+    (result,) = checker.check_many([f"export const n: number = {name};\n"])
+    assert result.diagnostics
+    for diagnostic in result.diagnostics:
+        diagnostic["message"].encode("utf-8")  # raises on a lone surrogate
+
+
 # ---------------------------------------------------------------- the op counter (perf)
 SUM_TO = "function probe(n) {\n  __c();\n  let s = 0;\n  for (let i = 0; i < n; i++) {\n    __c();\n    s += i;\n  }\n  return s;\n}\n"
 LAZY_GETTER = """function probe(n) {

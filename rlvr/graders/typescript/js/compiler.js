@@ -72,6 +72,13 @@ function anyCount(source) {
   return count;
 }
 
+// At most `n` UTF-16 units, never ending in half a surrogate pair (a candidate's astral-plane name
+// cut there would hand the trusted side a lone surrogate, text no UTF-8 writer accepts).
+function clip(text, n) {
+  const cut = text.slice(0, n);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 function diagnosticsOf(program, source) {
   return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
     const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
@@ -79,7 +86,7 @@ function diagnosticsOf(program, source) {
       line: where ? where.line + 1 : null,
       column: where ? where.character + 1 : null,
       code: d.code,
-      message: ts.flattenDiagnosticMessageText(d.messageText, " ").slice(0, 300),
+      message: clip(ts.flattenDiagnosticMessageText(d.messageText, " "), 300),
     };
   });
 }
@@ -246,7 +253,7 @@ function build(file, counter) {
     });
     return { js: out.outputText };
   } catch (error) {
-    return { error: String(error && error.message).slice(0, 300) };
+    return { error: clip(String(error && error.message), 300) };
   }
 }
 
@@ -260,7 +267,7 @@ lines.on("line", (line) => {
     else if (request.op === "ping") answer = { pong: ts.version };
     else answer = { error: "unknown op" };
   } catch (error) {
-    answer = { error: String(error && error.stack).slice(0, 500) };
+    answer = { error: clip(String(error && error.stack), 500) };
   }
   process.stdout.write(JSON.stringify(answer) + "\n");
 });

@@ -295,8 +295,9 @@ class RepoGrader(Grader):
         report = self.type_checker.check(files)
         seconds = time.perf_counter() - started
         if report.failure in CANDIDATE_FAILURES:
-            # pyright timed out or died on this state while a trivial repository checks fine:
-            # the candidate's content did it (pyright never executes it) - a scored failure.
+            # pyright timed out or died on this state while a trivial repository checks fine, or the
+            # state has a path no checker workspace can hold: the candidate's content did it (pyright
+            # never executes it) - a scored failure.
             component = Component(0.0, 1.0, f"pyright {report.failure} on this repository")
             return component, [f"{report.failure}:types"], [], None, seconds
         if report.failure is not None:

@@ -1,0 +1,65 @@
+"""Red-team attacks on repository tasks: paths that the whole-repository type checker's workspace
+cannot hold were a grading error (`fault="grader"`) caused by the candidate's own file names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from rlvr.graders.base import make_grader
+from rlvr.graders.repo.grader import RepoGrader
+from rlvr.graders.repo.patch import PatchError, apply_completion
+from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.graders.repo.workspace import Workspace, WorkspaceError, check_path
+from rlvr.task_packs.registry import load_pack
+
+PACK = load_pack("repo-tasks")
+TASK = PACK.get("ledger-rename-format_cents")
+REFERENCE: dict[str, str] = TASK.hidden["reference"]
+LONG_NAME = "\u4e2d" * 90 + ".py"  # 90 characters (within the 200-character limit), 273 bytes in UTF-8
+
+
+@pytest.fixture(scope="module")
+def grader() -> Iterator[RepoGrader]:
+    with make_grader(PACK, jobs=1) as grader:
+        assert isinstance(grader, RepoGrader)
+        yield grader
+
+
+def test_paths_the_checker_cannot_write_are_the_candidates_failure(grader: RepoGrader) -> None:
+    """`pyrightconfig.json/x.py` (a directory where the checker keeps its own configuration) and a name
+    over the file system's 255 bytes made writing the checker's workspace fail: a grading error. Now a
+    scored failure of the types gate with the `unrepresentable:types` flag; the next state is normal."""
+    for extra in (
+        {"pyrightconfig.json/x.py": "x = 1\n"},
+        {LONG_NAME: "x = 1\n"},
+        {"pkg/" + LONG_NAME: "x = 1\n"},
+    ):
+        verdict = grader.grade_state(TASK, REFERENCE | extra)
+        assert verdict.error is None and verdict.fault is None, (extra.keys(), verdict.error)
+        assert not verdict.passed and verdict.gates == ["types"], verdict
+        assert "unrepresentable:types" in verdict.flags
+    verdict = grader.grade_state(TASK, REFERENCE)
+    assert verdict.passed and verdict.components["types"].score == 1.0, verdict
+
+
+def test_the_cli_engine_refuses_the_same_paths_without_raising() -> None:
+    """The cold engine wrote the candidate's `pyrightconfig.json/` directory, then raised
+    IsADirectoryError writing its own configuration over it."""
+    checker = RepoTypeChecker(engine="cli", cache_size=0)
+    try:
+        for extra in ({"pyrightconfig.json/x.py": "x = 1\n"}, {LONG_NAME: "x = 1\n"}):
+            assert checker.check(REFERENCE | extra).failure == "unrepresentable"
+    finally:
+        checker.close()
+
+
+def test_the_workspace_refuses_names_longer_than_the_file_system_allows() -> None:
+    assert check_path("pkg/" + "\u4e2d" * 80 + ".py")  # 243 bytes: fine
+    with pytest.raises(WorkspaceError, match="255 bytes"):
+        check_path("pkg/" + LONG_NAME)
+    workspace = Workspace.fresh(dict(REFERENCE))
+    with pytest.raises(PatchError, match="255 bytes"):
+        apply_completion(workspace, f"```{LONG_NAME}\nx = 1\n```\n")
+    assert workspace.files == REFERENCE

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from rlvr.graders.base import Grader, make_grader
-from rlvr.sandbox.pool import Job
+from rlvr.sandbox.pool import ExecResult, Job
 from tests.conftest import NO_NODE
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason=NO_NODE)
@@ -153,3 +153,29 @@ def test_code_built_from_strings_cannot_run_uncounted(grader):
     for name, verdict in zip(tricks, verdicts, strict=True):
         assert verdict.error is None and verdict.fault is None, (name, verdict.error)
         assert not verdict.passed and verdict.gates == ["tests"], (name, verdict.feedback)
+
+
+def test_a_failed_reference_measurement_is_an_error_and_is_measured_again(grader, monkeypatch):
+    """A reference run that failed once (a sandbox hiccup, a machine loaded past its wall limit) was
+    remembered as "unmeasurable" for the grader's lifetime: every later correct candidate of the task
+    got perf 0 as if it were its own fault, with no error. Now the verdict says the perf layer failed
+    (as the Python grader does) and the next batch measures the reference again."""
+    task = "HumanEval-TS/13"
+    correct = "function greatest_common_divisor(a: number, b: number): number {\n  while (b) {\n    [a, b] = [b, a % b];\n  }\n  return a;\n}\n"
+    grader._reference_counts.pop(task, None)
+    real = grader.sandbox.run_many
+    failed_once: list[bool] = []
+
+    def run_many(jobs):
+        results = real(jobs)
+        if not failed_once:  # the first job of the batch is the reference's
+            failed_once.append(True)
+            results[0] = ExecResult(status="sandbox_error", detail="injected: the worker died")
+        return results
+
+    monkeypatch.setattr(grader.sandbox, "run_many", run_many)
+    (first,) = grader.grade_many([task], [correct])
+    assert first.error is not None and "reference could not be measured" in first.error
+    (second,) = grader.grade_many([task], [correct])
+    assert second.error is None and second.passed, second
+    assert second.components["perf"].score > 0 and "ops" in second.components["perf"].detail

@@ -179,3 +179,28 @@ def test_a_failed_reference_measurement_is_an_error_and_is_measured_again(grader
     (second,) = grader.grade_many([task], [correct])
     assert second.error is None and second.passed, second
     assert second.components["perf"].score > 0 and "ops" in second.components["perf"].detail
+
+
+# ---------------------------------------------------------------- the CPU budget
+NODE_SLEEPER = (
+    "function probe(ms) {\n  __c();\n  const cell = new Int32Array(new SharedArrayBuffer(4));\n"
+    "  Atomics.wait(cell, 0, 0, ms);\n  return 1;\n}\n"
+)
+
+
+def test_a_node_sleeper_holds_its_worker_only_to_the_wall_limit_and_fails_no_batch_mate() -> None:
+    """The candidate's context has no timers, but `Atomics.wait` blocks the main thread without using
+    CPU, so the CPU budget never ends it: the wall limit (WALL_LIMIT_FACTOR x budget) must, as a
+    scored `timeout`; an honest job queued behind it on the one worker still gets its own full budget."""
+    from rlvr.sandbox.pool import WALL_LIMIT_FACTOR, LocalSandbox
+
+    sandbox = LocalSandbox(1, node=True)
+    try:
+        sleeper = Job(NODE_SLEEPER, "probe", [(60_000,)], timeout=0.5, runtime="node", counter="__c")
+        honest = Job(SUM_TO, "probe", [(1000,)], timeout=0.5, trace=True, runtime="node", counter="__c")
+        slept, fine = sandbox.run_many([sleeper, honest])
+    finally:
+        sandbox.close()
+    assert slept.status == "timeout", slept
+    assert 0.5 * WALL_LIMIT_FACTOR - 0.1 <= slept.wall < 0.5 * WALL_LIMIT_FACTOR + 2.0, slept.wall
+    assert fine.status == "ok" and fine.outcomes[0] is not None and fine.outcomes[0].value == 499500

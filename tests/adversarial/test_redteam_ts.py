@@ -204,3 +204,52 @@ def test_a_node_sleeper_holds_its_worker_only_to_the_wall_limit_and_fails_no_bat
     assert slept.status == "timeout", slept
     assert 0.5 * WALL_LIMIT_FACTOR - 0.1 <= slept.wall < 0.5 * WALL_LIMIT_FACTOR + 2.0, slept.wall
     assert fine.status == "ok" and fine.outcomes[0] is not None and fine.outcomes[0].value == 499500
+
+
+# ---------------------------------------------------------------- results read "in the shape of the reference"
+BZ = "function below_zero(operations: number[]): boolean {\n  let b = 0;\n  for (const o of operations) {\n    b += o;\n    if (b < 0) return {T};\n  }\n  return {F};\n}\n"
+GCD = "function greatest_common_divisor(a: number, b: number): number {\n  while (b) {\n    [a, b] = [b, a % b];\n  }\n  return {R};\n}\n"
+SP = "function sum_product(numbers: number[]): [number, number] {\n  let s = 0;\n  let p = 1;\n  for (const n of numbers) {\n    s += n;\n    p *= n;\n  }\n  return {R};\n}\n"
+LONGEST = "function longest(strings: string[]): string | null {\n  if (strings.length === 0) return {EMPTY};\n  let best = strings[0];\n  for (const s of strings) {\n    if (s.length > best.length) best = s;\n  }\n  return best;\n}\n"
+TRUNC = "function truncate_number(number: number): number {\n  return {R};\n}\n"
+
+
+def test_right_values_in_the_wrong_shape_never_pass(grader):
+    """Each candidate computes the right values but returns them as something the Python reference's
+    value is not (numbers for booleans, `true` for 1, a BigInt, a string, an array-like object, an
+    extra `undefined`, `undefined` for null, NaN): the int/float/tuple reading must not turn any of them
+    into a pass. The first of each group is the honest control and must pass."""
+    cases = [
+        ("HumanEval-TS/3", BZ.replace("{T}", "true").replace("{F}", "false"), True),
+        (
+            "HumanEval-TS/3",
+            BZ.replace("{T}", "1 as unknown as boolean").replace("{F}", "0 as unknown as boolean"),
+            False,
+        ),
+        ("HumanEval-TS/13", GCD.replace("{R}", "a"), True),
+        ("HumanEval-TS/13", GCD.replace("{R}", "(a === 1 ? true : a) as number"), False),
+        ("HumanEval-TS/13", GCD.replace("{R}", "BigInt(a) as unknown as number"), False),
+        ("HumanEval-TS/13", GCD.replace("{R}", "String(a) as unknown as number"), False),
+        ("HumanEval-TS/13", GCD.replace("{R}", "[a] as unknown as number"), False),
+        ("HumanEval-TS/8", SP.replace("{R}", "[s, p]"), True),
+        (
+            "HumanEval-TS/8",
+            SP.replace("{R}", "{ 0: s, 1: p, length: 2 } as unknown as [number, number]"),
+            False,
+        ),
+        ("HumanEval-TS/8", SP.replace("{R}", "[s, p, undefined] as unknown as [number, number]"), False),
+        ("HumanEval-TS/8", SP.replace("{R}", "[s, p, 0] as unknown as [number, number]"), False),
+        ("HumanEval-TS/8", SP.replace("{R}", "[s, String(p)] as unknown as [number, number]"), False),
+        ("HumanEval-TS/12", LONGEST.replace("{EMPTY}", "null"), True),
+        ("HumanEval-TS/12", LONGEST.replace("{EMPTY}", "undefined as unknown as null"), False),
+        ("HumanEval-TS/12", LONGEST.replace("{EMPTY}", '""'), False),
+        ("HumanEval-TS/2", TRUNC.replace("{R}", "number - Math.floor(number)"), True),
+        ("HumanEval-TS/2", TRUNC.replace("{R}", "number === 3.5 ? 0.5 : NaN"), False),
+        ("HumanEval-TS/2", TRUNC.replace("{R}", "number === 3.5 ? 0.5 : Infinity"), False),
+    ]
+    verdicts = grader.grade_many([task for task, _, _ in cases], [source for _, source, _ in cases])
+    for (task, source, honest), verdict in zip(cases, verdicts, strict=True):
+        assert verdict.error is None and verdict.fault is None, (task, verdict.error)
+        assert verdict.passed is honest, (task, source, verdict.feedback)
+        if not honest:
+            assert verdict.gates == ["tests"], (task, source, verdict.gates)

@@ -3,6 +3,7 @@ cannot hold were a grading error (`fault="grader"`) caused by the candidate's ow
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -63,3 +64,33 @@ def test_the_workspace_refuses_names_longer_than_the_file_system_allows() -> Non
     with pytest.raises(PatchError, match="255 bytes"):
         apply_completion(workspace, f"```{LONG_NAME}\nx = 1\n```\n")
     assert workspace.files == REFERENCE
+
+
+def _tool_call(name: str, arguments: dict[str, object]) -> str:
+    call = {"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}
+    return json.dumps({"tool_calls": [call]})
+
+
+def test_a_tool_result_forged_by_the_repositorys_code_is_the_agents_error_not_a_grading_fault() -> None:
+    """run_python's snippet shares its process with the driver that reports its output: replacing the
+    capture's `getvalue` made the trusted side add an int to a str, which ended the episode with a
+    grading error (`fault="grader"`). Now a malformed tool result is an error message to the agent,
+    and the episode goes on to a normal verdict."""
+    from rlvr.envs.repo_env import RepoEnv
+
+    env = RepoEnv(PACK)
+    try:
+        env.reset(seed=0)
+        observation, _, done, _, _ = env.step(_tool_call("run_python", {"code": "print('hi')"}))
+        assert not done and json.loads(observation)[0]["content"] == "hi\n"
+        for code in (
+            "import sys\nsys.stdout.getvalue = lambda: 42\n",
+            "import sys\ntype(sys.stdout).getvalue = lambda self: ['not', 'text']\n",
+        ):
+            observation, reward, done, truncated, info = env.step(_tool_call("run_python", {"code": code}))
+            assert not done and not truncated and "verdict" not in info, info
+            assert "malformed" in json.loads(observation)[0]["content"]
+        _, _, done, _, info = env.step(_tool_call("submit", {}))
+        assert done and info["verdict"]["error"] is None and info["verdict"]["fault"] is None, info
+    finally:
+        env.close()

@@ -94,3 +94,29 @@ def test_a_tool_result_forged_by_the_repositorys_code_is_the_agents_error_not_a_
         assert done and info["verdict"]["error"] is None and info["verdict"]["fault"] is None, info
     finally:
         env.close()
+
+
+def test_configuration_files_in_the_candidates_state_relax_nothing() -> None:
+    """pyright reads `pyrightconfig.json`, `pyproject.toml [tool.pyright]` and stub files (`.pyi`) from
+    the repository; a candidate shipping ones that turn checking off (at the root or in a package)
+    must not hide the error its half-done rename introduced."""
+    half_renamed = dict(TASK.hidden["base"])
+    for path in ("ledger/money.py", "ledger/__init__.py"):
+        half_renamed[path] = half_renamed[path].replace("format_cents", "render_cents")
+    off = '{"typeCheckingMode": "off", "reportMissingImports": false, "reportAttributeAccessIssue": false}'
+    relaxing = {
+        "pyproject.toml": '[tool.pyright]\ntypeCheckingMode = "off"\nreportAttributeAccessIssue = false\n',
+        "ledger/pyrightconfig.json": off,
+        "ledger/pyproject.toml": '[tool.pyright]\ntypeCheckingMode = "off"\n',
+        "ledger/report.pyi": "from typing import Any\ndef __getattr__(name: str) -> Any: ...\n",
+        "ledger/money.pyi": "from typing import Any\ndef __getattr__(name: str) -> Any: ...\n",
+        "typings/ledger/money.pyi": "from typing import Any\ndef __getattr__(name: str) -> Any: ...\n",
+    }
+    checker = RepoTypeChecker(cache_size=0)
+    try:
+        broken = checker.check(half_renamed)
+        assert broken.failure is None and broken.errors, broken
+        relaxed = checker.check(half_renamed | relaxing)
+        assert relaxed.failure is None and relaxed.errors == broken.errors, relaxed
+    finally:
+        checker.close()

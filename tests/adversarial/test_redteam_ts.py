@@ -253,3 +253,43 @@ def test_right_values_in_the_wrong_shape_never_pass(grader):
         assert verdict.passed is honest, (task, source, verdict.feedback)
         if not honest:
             assert verdict.gates == ["tests"], (task, source, verdict.gates)
+
+
+# ---------------------------------------------------------------- the vm context
+STACK_PROBE = """function probe() {
+  const found = [];
+  let frames = [];
+  Error.prepareStackTrace = (_e, s) => { frames = s; return "x"; };
+  const e = new Error();
+  void e.stack;
+  Error.prepareStackTrace = undefined;
+  for (const f of frames) {
+    const file = String(f.getFileName());
+    if (file === "candidate.js") continue;  // the candidate's own (sloppy) frames: its own objects
+    let reach = "none";
+    for (const get of [() => f.getThis(), () => f.getFunction()]) {
+      try {
+        const v = get();
+        if (v !== undefined) reach = typeof v;
+      } catch (x) { reach = "threw"; }
+    }
+    let realm = "context";
+    try { realm = String(f.constructor.constructor("return typeof process")()); } catch (x) { realm = "no-codegen"; }
+    found.push(file + ":" + reach + ":" + realm);
+  }
+  return found;
+}
+"""
+
+
+def test_stack_frames_of_the_runner_hand_the_candidate_nothing(typescript_grader):
+    """`Error.prepareStackTrace` gives the candidate CallSite objects for every frame on the stack,
+    the runner's and node's own included: none may hand out a `this` or a function of the host realm,
+    and the CallSites' constructors are the context's (which builds no code), not the host's."""
+    sandbox = typescript_grader.sandbox
+    result = sandbox.run(Job(STACK_PROBE, "probe", [()], timeout=10, runtime="node", counter="__c"))
+    assert result.status == "ok", result.detail
+    outcome = result.outcomes[0]
+    assert outcome is not None and outcome.ok and outcome.value, outcome
+    for frame in outcome.value:
+        assert frame.endswith(":none:no-codegen"), outcome.value

@@ -144,9 +144,11 @@ if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(entry) || !/^[A-Za-z_$][A-Za-z0-9_$]*$/.t
 
 let fn;
 try {
-  // the counter is a const binding: not even a direct eval that learnt its name can replace it
+  // the counter is a const binding: not even a direct eval that learnt its name can replace it. Strict
+  // mode (as the type check reads every candidate: a module), so no `with (obj)` block can put an object
+  // holding a no-op under the counter's name in front of that binding.
   const wrapper =
-    `(function (tick) {\nconst ${counter} = tick;\ntick = undefined;\n${source}\n` +
+    `(function (tick) {\n"use strict";\nconst ${counter} = tick;\ntick = undefined;\n${source}\n` +
     `;return typeof ${entry} === "function" ? ${entry} : undefined;\n})`;
   const script = new vm.Script(wrapper, { filename: "candidate.js" });
   fn = script.runInContext(context)(tick);

@@ -181,6 +181,30 @@ def test_a_failed_reference_measurement_is_an_error_and_is_measured_again(grader
     assert second.components["perf"].score > 0 and "ops" in second.components["perf"].detail
 
 
+def test_a_with_block_cannot_put_a_no_op_in_front_of_the_counter(grader):
+    """The counter's name is in the candidate's own source text at run time; in sloppy mode a
+    `with (obj)` block whose object holds a built-in no-op (Math.random) under that name shadows the
+    counter for everything inside: an O(n^2) max_element counted 5 ops and scored perf 1.0 (reward
+    0.87 against the honest O(n^2) one's 0.81, type errors for `with` included). The candidate now
+    runs in strict mode (as the type check reads it), where `with` does not exist."""
+    loops = (
+        "    for (const a of l) {\n      let best = true;\n      for (const b of l) {\n"
+        "        if (b > a) best = false;\n      }\n      if (best) return a;\n    }\n    return l[0];\n"
+    )
+    sneaky = (
+        "function max_element(l: number[]): number {\n"
+        "  const name = /(__rlvr_ops_[0-9a-f]+)/.exec(String(max_element))![1];\n"
+        "  const quiet: Record<string, () => number> = {};\n"
+        "  quiet[name] = Math.random;\n"
+        "  with (quiet) {\n" + loops + "  }\n}\n"
+    )
+    honest = "function max_element(l: number[]): number {\n" + loops.replace("\n    ", "\n  ") + "}\n"
+    plain, tricked = grader.grade_many(["HumanEval-TS/35"] * 2, [honest, sneaky])
+    assert plain.passed and plain.error is None, plain.feedback
+    assert tricked.error is None and tricked.fault is None
+    assert not tricked.passed and tricked.reward < plain.reward, tricked
+
+
 # ---------------------------------------------------------------- the CPU budget
 NODE_SLEEPER = (
     "function probe(ms) {\n  __c();\n  const cell = new Int32Array(new SharedArrayBuffer(4));\n"

@@ -120,3 +120,29 @@ def test_configuration_files_in_the_candidates_state_relax_nothing() -> None:
         assert relaxed.failure is None and relaxed.errors == broken.errors, relaxed
     finally:
         checker.close()
+
+
+HIDE_IN_BUILTINS = (
+    "from builtins import *\nfrom typing import Any\n\n\ndef undefined_helper(x: int) -> int:\n    return x\n"
+)
+
+
+def test_a_builtins_override_hides_no_type_error(grader: RepoGrader) -> None:
+    """pyright (not Python) reads a repository's `__builtins__.py` as its builtins scope: a candidate
+    defining its undefined names there (or aliasing `int = Any`) made every "is not defined" /
+    mismatch error vanish, for full types credit on code that raises NameError. The file is now left
+    out of the check (its errors come back) and charged as an evasion."""
+    report_py = REFERENCE["ledger/report.py"] + "\n\ndef extra() -> int:\n    return undefined_helper(3)\n"
+    broken = REFERENCE | {"ledger/report.py": report_py}
+    checker = grader.type_checker
+    plain = checker.check(broken)
+    assert any("undefined_helper" in message for _, message in plain.errors), plain.errors
+    for name in ("__builtins__.py", "ledger/__builtins__.py"):
+        assert checker.check(broken | {name: HIDE_IN_BUILTINS}).errors == plain.errors, name
+        aliased = broken | {name: "from builtins import *\nfrom typing import Any\nint = Any\n"}
+        assert checker.check(aliased).errors == plain.errors, name
+    honest = grader.grade_state(TASK, broken)
+    hiding = grader.grade_state(TASK, broken | {"__builtins__.py": HIDE_IN_BUILTINS})
+    assert honest.error is None and hiding.error is None
+    assert honest.components["types"].score < 1.0
+    assert hiding.components["types"].score < honest.components["types"].score  # the evasion costs too

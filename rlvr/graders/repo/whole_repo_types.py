@@ -2,7 +2,7 @@
 base state? A rename that breaks a caller in another module shows up here even if no scenario calls it.
 
 Each check sees the repository's Python files with comments blanked (so no `# pyright:` directive or
-`# type: ignore` buys anything), under pyright isolated as the single-file type layer is (empty
+`# type: ignore` buys anything) and without `__builtins__.py` files (pyright's builtins override), under pyright isolated as the single-file type layer is (empty
 virtualenv, no python on PATH, own HOME). Two engines give the same reports:
 
 - "server" (default): one warm `pyright-langserver` per checker, fed only the files that differ from
@@ -49,6 +49,16 @@ CANARY_STATE = {"canary.py": "def canary(x: int) -> int:\n    return x + 1\n"}
 # longer than the file system allows, or a directory where the checker's own pyrightconfig.json is).
 CANDIDATE_FAILURES = ("timeout", "crash", "unrepresentable")
 MAX_NAME_BYTES = 255
+
+
+BUILTINS_OVERRIDE = "__builtins__.py"
+
+
+def is_builtins_override(path: str) -> bool:
+    """A `__builtins__.py` replaces the builtins scope for pyright (not for Python): defining a name there
+    hides every "is not defined" error of it, aliasing `int = Any` hides every mismatch with `int`. Such
+    files are left out of every check, base and candidate alike (and charged as an evasion by the grader)."""
+    return path.rsplit("/", 1)[-1] == BUILTINS_OVERRIDE
 
 
 def unrepresentable(path: str) -> bool:
@@ -106,7 +116,7 @@ class RepoTypeChecker:
         sources = {
             path: neutralize_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
             for path, text in sorted(files.items())
-            if path.endswith(".py")
+            if path.endswith(".py") and not is_builtins_override(path)
         }
         key = hashlib.sha256(json.dumps(sources, sort_keys=True).encode("utf-8", "replace")).hexdigest()
         with self._lock:

@@ -22,6 +22,7 @@ from rlvr.graders.repo.generate import (
     migration_tasks,
     rename_tasks,
     task_domains,
+    task_perf,
 )
 from rlvr.sandbox import make_sandbox
 from rlvr.task_packs.repo_tasks import DATA_DIR
@@ -54,6 +55,7 @@ def main() -> int:
                 drafts += make(name, spec, files, validator)
             for draft in drafts:
                 draft.domains = task_domains(spec, draft)
+                draft.perf = task_perf(spec, draft)
             kinds: dict[str, int] = {}
             for draft in drafts:
                 kinds[draft.kind] = kinds.get(draft.kind, 0) + 1

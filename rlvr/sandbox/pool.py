@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.core.codec import CodecError, from_wire, to_wire
+from rlvr.core.flags import DENIED_OPS
 from rlvr.sandbox.node import node_binary, node_binds, node_header
 from rlvr.sandbox.protocol import decode_child_stream
 from rlvr.sandbox.syscall_filter import build_program
@@ -103,6 +104,8 @@ class ExecResult:
     detail: str = ""
     flags: list[str] = field(default_factory=list)
     """Isolation caveats that apply to this run (e.g. `degraded:no-namespaces`); copy into Verdict.flags."""
+    denied: list[str] = field(default_factory=list)
+    """Operations the sandbox refused this candidate (`rlvr.core.flags.DENIED_OPS` names, in order)."""
 
     @property
     def sandbox_error(self) -> bool:
@@ -364,6 +367,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
     peaks = [p if type(p) is int and p >= 0 else None for p in peaks_raw]
     peaks += [None] * (n_calls - len(peaks))
     exit_code = raw.get("exit")
+    denied = [op for op in raw.get("denied") or [] if isinstance(op, str) and op in DENIED_OPS]
     return ExecResult(
         status=status,
         outcomes=outcomes,
@@ -372,6 +376,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
         exit=exit_code if type(exit_code) is int else None,
         wall=float(raw.get("wall") or 0.0),
         detail=str(raw.get("detail") or "")[:500],
+        denied=list(dict.fromkeys(denied)),
     )
 
 

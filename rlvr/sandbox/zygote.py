@@ -33,7 +33,8 @@ one). The zygote never imports ctypes: a candidate could reach it through object
 the forked child of a node job imports it, to add its process filter, and execs node right after).
 Counted operations (`trace`) cover every frame run on the candidate's behalf, whatever its globals.
 
-The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, done), each
+The child's messages are JSON lists [token, kind, payload] (kinds: loaded, load, result, denied,
+done; "denied" names an operation the sandbox refused, once per name, as soon as it is refused), each
 framed; the token is random per run and unknown to the candidate, so forged messages are recognised.
 Results are {"ok": <wire value>} or {"exc": "TypeName"} (see rlvr/core/codec.py). Exit codes decide nothing.
 """
@@ -187,6 +188,114 @@ POSIX_REMOVED = (
 )
 SIGNAL_REMOVED = ("pidfd_send_signal",)
 
+# Which operation a refusal stands for: the child reports it (kind "denied") so the grader can flag
+# `sandbox:denied:<op>`. The names are rlvr/core/flags.py's DENIED_OPS (a test keeps them in step).
+EVENT_OPS = {
+    "os.system": "subprocess",
+    "os.exec": "subprocess",
+    "os.spawn": "subprocess",
+    "os.posix_spawn": "subprocess",
+    "os.fork": "subprocess",
+    "os.forkpty": "subprocess",
+    "subprocess.Popen": "subprocess",
+    "pty.spawn": "subprocess",
+    "os.kill": "signal",
+    "os.killpg": "signal",
+    "signal.pthread_kill": "signal",
+    "socket.__new__": "socket",
+    "socket.connect": "socket",
+    "socket.bind": "socket",
+    "sys.settrace": "introspection",
+    "sys.setprofile": "introspection",
+    "sys._getframe": "introspection",
+    "sys._current_frames": "introspection",
+    "gc.get_objects": "introspection",
+    "gc.get_referrers": "introspection",
+    "gc.get_referents": "introspection",
+    "code.__new__": "introspection",
+    "ctypes.dlopen": "ctypes",
+    "ctypes.dlsym": "ctypes",
+    "ctypes.cdata": "ctypes",
+    "os.remove": "file_write",
+    "os.rename": "file_write",
+    "os.rmdir": "file_write",
+    "os.mkdir": "file_write",
+    "os.chmod": "file_write",
+    "os.chown": "file_write",
+    "os.link": "file_write",
+    "os.symlink": "file_write",
+    "os.truncate": "file_write",
+    "os.utime": "file_write",
+    "os.setxattr": "file_write",
+    "os.removexattr": "file_write",
+    "shutil.rmtree": "file_write",
+    "shutil.copyfile": "file_write",
+    "shutil.move": "file_write",
+    "os.chdir": "process_control",
+    "sys.addaudithook": "process_control",
+    "resource.setrlimit": "process_control",
+    "resource.prlimit": "process_control",
+    "os.putenv": "process_control",
+    "os.unsetenv": "process_control",
+    "_thread.start_new_thread": "thread",
+    "pickle.find_class": "unpickle",
+}
+MODULE_OPS = {
+    "ctypes": "ctypes",
+    "_ctypes": "ctypes",
+    "_posixsubprocess": "subprocess",
+    "subprocess": "subprocess",
+    "multiprocessing": "subprocess",
+    "_multiprocessing": "subprocess",
+    "pty": "subprocess",
+    "socket": "socket",
+    "_socket": "socket",
+    "ssl": "socket",
+    "_ssl": "socket",
+    "gc": "introspection",
+    "faulthandler": "introspection",
+    "tracemalloc": "introspection",
+    "_tracemalloc": "introspection",
+    "_signal": "signal",
+}  # every other blocked module: "import"
+REMOVED_OPS = {
+    "write": "file_write",
+    "writev": "file_write",
+    "pwrite": "file_write",
+    "pwritev": "file_write",
+    "sendfile": "file_write",
+    "splice": "file_write",
+    "copy_file_range": "file_write",
+    "posix_fallocate": "file_write",
+    "mkfifo": "file_write",
+    "mknod": "file_write",
+    "memfd_create": "file_write",
+    "dup": "descriptor",
+    "dup2": "descriptor",
+    "fdopen": "descriptor",
+    "openpty": "descriptor",
+    "pipe": "descriptor",
+    "pipe2": "descriptor",
+    "eventfd": "descriptor",
+    "tee": "descriptor",
+    "setpriority": "process_control",
+    "sched_setaffinity": "process_control",
+    "sched_setscheduler": "process_control",
+    "sched_setparam": "process_control",
+    "setpgid": "process_control",
+    "pidfd_open": "signal",
+    "pidfd_send_signal": "signal",
+    "settrace": "introspection",  # removed from sys
+    "gettrace": "introspection",
+    "setprofile": "introspection",
+    "getprofile": "introspection",
+    "_getframe": "introspection",
+    "_current_frames": "introspection",
+}
+DENIED_OPS = frozenset(
+    {*EVENT_OPS.values(), *MODULE_OPS.values(), *REMOVED_OPS.values(), "file_read", "import", "syscall"}
+)
+
 
 class Refused(PermissionError):
     pass
@@ -269,6 +378,7 @@ def lock_down(mem_mb, cpu_seconds, keep_fd):
 
 
 def install_audit_hook(
+    report=None,
     blocked_events=BLOCKED_EVENTS,
     blocked_modules=BLOCKED_MODULES,
     no_reimport=NO_REIMPORT,
@@ -277,6 +387,10 @@ def install_audit_hook(
     realpath=os.path.realpath,
     refused=Refused,
     write_flags=WRITE_FLAGS,
+    event_ops=EVENT_OPS,
+    module_ops=MODULE_OPS,
+    denied_ops=DENIED_OPS,
+    len=len,
     type=type,
     str=str,
     bytes=bytes,
@@ -284,7 +398,21 @@ def install_audit_hook(
     any=any,
 ):
     """Everything the hook uses is bound here, before candidate code exists, so patching this module,
-    `os.path` or builtins later cannot loosen it."""
+    `os.path` or builtins later cannot loosen it. `report(op)` is called once per refused operation
+    name, before the refusal is raised (a candidate that catches the exception is still reported);
+    the returned `note(op)` reports an operation refused elsewhere (a removed function, the kernel
+    filter), once."""
+    reported = set()
+
+    def note(op):
+        if op not in reported:
+            reported.add(op)
+            if report is not None:
+                report(op)
+
+    def deny(op, what):
+        note(op)
+        raise refused(what)
 
     def is_readable_stdlib(path):
         if type(path) is bytes:
@@ -295,21 +423,120 @@ def install_audit_hook(
         return real.startswith(stdlib_prefix) and "site-packages" not in real
 
     def hook(event, args):
+        if event == "rlvr.denied":  # a removed function was reached for (see report_missing)
+            if len(args) == 1 and type(args[0]) is str and args[0] in denied_ops:
+                note(args[0])
+            return
         if event in blocked_events:
-            raise refused(event)
-        if event == "import" and (args[0].partition(".")[0] in blocked_modules or args[0] in no_reimport):
-            raise refused("import " + args[0])
+            deny(event_ops.get(event, "process_control"), event)
+        if event == "import":
+            top = args[0].partition(".")[0]
+            if top in blocked_modules or args[0] in no_reimport:
+                deny(module_ops.get(top, "import"), "import " + args[0])
         if event == "object.__getattr__" and args[1] in frame_attributes:
-            raise refused("frame access")
+            deny("introspection", "frame access")
         if event == "open":
             path, mode, flags = args
             writing = (type(mode) is str and any(c in mode for c in "wax+")) or (
                 type(flags) is int and flags & write_flags
             )
-            if writing or not is_readable_stdlib(path):
-                raise refused("open")
+            if writing:
+                deny("file_write", "open")
+            if not is_readable_stdlib(path):
+                deny("file_read", "open")
 
     sys.addaudithook(hook)
+    return note
+
+
+# A module-level __getattr__ (PEP 562) for os / posix / signal: reaching for a function the child
+# removed (`os.pipe`, `getattr(os, "setpriority", None)`) reports it even if the candidate then
+# catches the AttributeError. Built in an empty namespace, so its globals and closure hold nothing
+# but the public sys.audit and operation names; the audit hook turns the event into a report (a
+# candidate raising the event itself can only add a flag to its own verdict). Not installed on sys:
+# the standard library probes sys._getframe in ordinary code (typing, namedtuple, enum).
+MISSING_SOURCE = """
+def make(module_name, pairs, audit):
+    def __getattr__(name):
+        for removed, op in pairs:
+            if type(name) is str and name == removed:
+                audit("rlvr.denied", op)
+        raise AttributeError("module " + repr(module_name) + " has no attribute " + repr(name))
+    return __getattr__
+
+
+def reporting(function, op, audit):
+    def wrapper(*args, **kwargs):
+        audit("rlvr.denied", op)
+        return function(*args, **kwargs)
+    return wrapper
+"""
+
+
+def report_missing(module_name, names):
+    namespace = {"__builtins__": {"type": type, "str": str, "repr": repr, "AttributeError": AttributeError}}
+    exec(MISSING_SOURCE, namespace)
+    pairs = tuple((name, REMOVED_OPS[name]) for name in names)
+    return namespace["make"](module_name, pairs, sys.audit)
+
+
+def report_threads():
+    """Starting a thread fails under RLIMIT_NPROC 0 with no audit event before Python 3.12: wrap the
+    one primitive every thread goes through (threading binds it when imported, after this)."""
+    namespace = {"__builtins__": {}}
+    exec(MISSING_SOURCE, namespace)
+    thread = sys.modules.get("_thread") or __import__("_thread")
+    for name in ("start_new_thread", "start_new", "start_joinable_thread"):
+        original = thread.__dict__.get(name)
+        if original is not None:
+            thread.__dict__[name] = namespace["reporting"](original, "thread", sys.audit)
+
+
+def denied_op(
+    exc,
+    removed_from,
+    removed_ops=REMOVED_OPS,
+    eperm=1,
+    refused=Refused,
+    oserror=OSError,
+    attribute_error=AttributeError,
+    runtime_error=RuntimeError,
+    no_thread="can't start new thread",
+    tuple=tuple,
+    len=len,
+    type=type,
+    getattr=getattr,
+    isinstance=isinstance,
+    str=str,
+    int=int,
+):
+    """The operation behind an exception the hook did not raise: a function removed from os / posix
+    / signal / sys (AttributeError naming it), a thread the process limit refused, or a system call
+    the kernel filter refused (EPERM). Builtins
+    are bound before candidate code runs; a candidate-made exception can at most name an operation."""
+    if type(exc) is attribute_error:
+        name = getattr(exc, "name", None)
+        obj = getattr(exc, "obj", None)
+        if type(name) is str and any_is(obj, removed_from) and name in removed_ops:
+            return removed_ops[name]
+        return None
+    if type(exc) is runtime_error:  # RLIMIT_NPROC 0: the thread's clone fails (no audit event before 3.12)
+        args = exc.args
+        if type(args) is tuple and len(args) == 1 and type(args[0]) is str and args[0] == no_thread:
+            return "thread"
+        return None
+    if isinstance(exc, oserror) and not isinstance(exc, refused):
+        errno = getattr(exc, "errno", None)
+        if type(errno) is int and errno == eperm:
+            return "syscall"
+    return None
+
+
+def any_is(value, options):
+    for option in options:
+        if value is option:
+            return True
+    return False
 
 
 def make_wire_encoder(
@@ -434,7 +661,16 @@ def run_candidate(request, token, wfd):
     for name in list(sys.modules):
         if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
             sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach
-    install_audit_hook()
+    note = install_audit_hook(lambda op: send("denied", op))
+    for module, names in (
+        (os, POSIX_REMOVED),
+        (sys.modules["posix"], POSIX_REMOVED),
+        (signal, SIGNAL_REMOVED),
+    ):
+        module.__getattr__ = report_missing(module.__name__, names)
+    report_threads()
+    removed_from = (os, sys.modules["posix"], signal, sys.modules["_signal"], sys)
+    explain = denied_op
     source, entry = request["source"], request["entry"]
     request = None
     try:
@@ -445,6 +681,9 @@ def run_candidate(request, token, wfd):
             send("load", "entry point not defined: " + str(entry)[:100])
             exit_now(0)
     except base_exception as exc:  # noqa: BLE001 - candidate code may raise anything
+        op = explain(exc, removed_from)
+        if op is not None:
+            note(op)
         send("load", type_of(exc).__name__)
         exit_now(0)
     send("loaded", None)
@@ -460,6 +699,9 @@ def run_candidate(request, token, wfd):
                 peak = max(0, memory.get_traced_memory()[1] - baseline)
             result = {"ok": wire(value, 0)}
         except base_exception as exc:  # noqa: BLE001
+            op = explain(exc, removed_from)
+            if op is not None:
+                note(op)
             result = {"exc": str_of(type_of(exc).__name__)[:80]}
         send("result", [index, result, counter[0] if trace else None, peak])
     send("done", None)

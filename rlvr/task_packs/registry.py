@@ -24,6 +24,8 @@ BUILTIN_PACKS: dict[str, str] = {
     "proof-identities": "rlvr.task_packs.proof_identities:ProofIdentitiesPack",
     "reasoning-gym": "rlvr.task_packs.math_reasoning_gym:ReasoningGymPack",
     "tiny-functions": "rlvr.task_packs.tiny_functions:TinyFunctionsPack",
+    "tiny-hacking": "rlvr.task_packs.tiny_hacking:TinyHackingPack",
+    "tiny-hacking-weak": "rlvr.task_packs.tiny_hacking:TinyHackingWeakPack",
     "repo-tasks": "rlvr.task_packs.repo_tasks:RepoTasksPack",
 }
 

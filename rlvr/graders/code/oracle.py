@@ -264,6 +264,14 @@ class CodeOracle:
             return None
         return all(i < len(outcomes) and self._matches(i, outcomes[i]) for i in self._visible_indices)
 
+    def visible_score(self, outcomes: Sequence[CallOutcome | None]) -> float | None:
+        """The fraction of shown examples (among the calls) the candidate gets right; None when the
+        prompt shows none of them (the weak `verifier = "visible"` mode's test score)."""
+        if self.visible_agreement(outcomes) is None or not self._visible_indices:
+            return None
+        right = sum(i < len(outcomes) and self._matches(i, outcomes[i]) for i in self._visible_indices)
+        return right / len(self._visible_indices)
+
     def shown_examples(self) -> list[VisibleExample]:
         return list(self._prompt_examples)
 

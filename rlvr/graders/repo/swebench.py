@@ -116,6 +116,41 @@ def instance_from_json(line: dict[str, Any], root: Path) -> SweInstance:
     return instance
 
 
+def read_instances(
+    path: Path,
+) -> tuple[dict[str, tuple[int, SweInstance]], list[tuple[int, str, str | None]]]:
+    """Every instance of a JSONL file, never raising on content: ({instance_id: (line, instance)},
+    [(line, problem, instance_id if the line names one)]). A line is a problem if it is not a JSON
+    object, lacks a field, repeats an earlier instance_id, or its `repo` is not a directory."""
+    found: dict[str, tuple[int, SweInstance]] = {}
+    problems: list[tuple[int, str, str | None]] = []
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            named: str | None = None
+            try:
+                line = json.loads(raw)
+                if not isinstance(line, dict):
+                    raise InstanceError("expected a JSON object")
+                named = line["instance_id"] if isinstance(line.get("instance_id"), str) else None
+                instance = instance_from_json(line, path.parent)
+            except json.JSONDecodeError as exc:
+                problems.append((number, f"not valid JSON ({exc.msg})", None))
+                continue
+            except InstanceError as exc:
+                problems.append((number, str(exc), named))
+                continue
+            if instance.instance_id in found:
+                first = found[instance.instance_id][0]
+                problems.append((number, f"instance_id {instance.instance_id!r} repeats line {first}", None))
+            elif not instance.repo_dir.is_dir():
+                problems.append((number, f"repo {instance.repo_dir} is not a directory", named))
+            else:
+                found[instance.instance_id] = (number, instance)
+    return found, problems
+
+
 def load_instances(path: Path) -> list[SweInstance]:
     """The instances of a JSONL file; InstanceError names the line of the first malformed one."""
     instances = []
@@ -273,8 +308,9 @@ class SweBenchRunner:
     extra_protected: tuple[str, ...] = ()
     _client: Any = field(default=None, repr=False)
 
-    def grade(self, instance: SweInstance, patch: str) -> Verdict:
-        started = time.perf_counter()
+    def decided_without_running(self, instance: SweInstance, patch: str) -> Verdict | None:
+        """The verdict of a patch that fails before any container would start (it parses as neither a
+        diff nor file blocks, or it touches a protected path), else None."""
         components = {name: Component(0.0, 1.0) for name in SWE_WEIGHTS}
         try:
             touched = touched_paths(patch)
@@ -292,6 +328,15 @@ class SweBenchRunner:
                 feedback=f"the patch edits test files ({', '.join(tampered[:5])}); tests are read-only",
                 flags=["protected_path_edit", "test_tamper"],
             )
+        return None
+
+    def grade(self, instance: SweInstance, patch: str) -> Verdict:
+        started = time.perf_counter()
+        decided = self.decided_without_running(instance, patch)
+        if decided is not None:
+            return decided
+        components = {name: Component(0.0, 1.0) for name in SWE_WEIGHTS}
+        touched = touched_paths(patch)
         workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
         try:
             tree = workdir / "repo"
@@ -317,6 +362,14 @@ class SweBenchRunner:
             return self._run_tests(instance, tree, components, started)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+
+    def connect(self) -> None:
+        """Reach the docker engine now rather than at the first test run (SandboxUnavailable, saying
+        why, if none answers or the docker SDK is missing)."""
+        from rlvr.sandbox.docker_backend import docker_client
+
+        if self._client is None:
+            self._client = docker_client()
 
     def close(self) -> None:
         client, self._client = self._client, None

@@ -5,6 +5,7 @@
      "base_edits": {"path": "full new text" | null}, "reference_edits": {...},
      "scenarios": [{"kind": "call" | "object" | "cli" | "sqlite", "target": "pkg.module:attr", ...}],
      "domains": [{"target": "pkg.module:function", "args": [strategy, ...], "examples": 20, "seed": 0}],
+     "perf": [{"kind": ..., "target": ..., ...}],
      "protected": ["glob", ...], "difficulty": 1-5, "split": "train" | "test", "meta": {...},
      "notes": {...}}
 
@@ -13,6 +14,10 @@ bug was injected) is hidden like the scenarios.
 
 `domains` (optional) declares the inputs of public functions; hypothesis turns each into more hidden
 call scenarios (see `rlvr/specs/repo_domains.py`).
+
+`perf` (optional) lists scenarios (same kinds) run with counted operations on the candidate and on the
+reference state; large inputs are written with `{"$repeat": N, "each": TEMPLATE}` list items (see
+`rlvr/specs/repo_perf.py`). Perf is scored, never a gate.
 
 The base state (what the agent starts from) is the repository with `base_edits` applied; the
 reference end state is the repository with `reference_edits` applied (null deletes a file). The
@@ -29,6 +34,7 @@ from rlvr.core.pack import Problem
 from rlvr.core.types import Task
 from rlvr.specs.repo_domains import check_domain
 from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
+from rlvr.specs.repo_perf import PerfSpecError, expand_perf
 from rlvr.task_packs.task_lines import read_task_lines
 
 SCENARIO_KINDS = ("call", "object", "cli", "sqlite")
@@ -155,6 +161,17 @@ def check_line(line: dict[str, Any], repos: dict[str, dict[str, str]]) -> list[t
             reason = check_domain(domain) or _check_target(domain.get("target"))
             if reason:
                 problems.append((f"domains[{index}]", reason))
+    perf = line.get("perf", [])
+    if not isinstance(perf, list):
+        problems.append(("perf", "must be a list of scenarios (see rlvr/specs/repo_perf.py)"))
+    else:
+        for index, scenario in enumerate(perf):
+            try:
+                reason = check_scenario(expand_perf(scenario))
+            except PerfSpecError as exc:
+                reason = str(exc)
+            if reason:
+                problems.append((f"perf[{index}]", reason))
     protected = line.get("protected", [])
     if not isinstance(protected, list) or not all(isinstance(p, str) for p in protected):
         problems.append(("protected", "must be a list of glob patterns"))
@@ -222,6 +239,7 @@ def read_repo_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
             "reference": apply_edits(files, line.get("reference_edits") or {}),
             "scenarios": line["scenarios"],
             "domains": list(line.get("domains") or []),
+            "perf": [expand_perf(scenario) for scenario in line.get("perf") or []],
             "protected": list(line.get("protected") or []),
             "notes": line.get("notes"),
         }

@@ -177,6 +177,8 @@ POSIX_REMOVED = (
     "pipe2",
     "memfd_create",
     "eventfd",
+    "eventfd_write",  # writes 8 bytes to any descriptor (the result channel included)
+    "eventfd_read",
     "tee",
     "mkfifo",  # no audit event exists for these: they are removed (and the kernel filter denies them)
     "mknod",
@@ -188,7 +190,7 @@ POSIX_REMOVED = (
     "pidfd_open",
     "setpgid",
 )
-SIGNAL_REMOVED = ("pidfd_send_signal",)
+SIGNAL_REMOVED = ("pidfd_send_signal", "set_wakeup_fd")  # set_wakeup_fd: a byte per signal to any fd
 
 # Which operation a refusal stands for: the child reports it (kind "denied") so the grader can flag
 # `sandbox:denied:<op>`. The names are rlvr/core/flags.py's DENIED_OPS (a test keeps them in step).
@@ -279,6 +281,9 @@ REMOVED_OPS = {
     "pipe": "descriptor",
     "pipe2": "descriptor",
     "eventfd": "descriptor",
+    "eventfd_write": "file_write",
+    "eventfd_read": "descriptor",
+    "set_wakeup_fd": "descriptor",
     "tee": "descriptor",
     "setpriority": "process_control",
     "sched_setaffinity": "process_control",
@@ -392,6 +397,8 @@ def install_audit_hook(
     event_ops=EVENT_OPS,
     module_ops=MODULE_OPS,
     denied_ops=DENIED_OPS,
+    in_memory=(":memory:", ""),
+    memory_uri="file::memory:",
     len=len,
     type=type,
     str=str,
@@ -435,6 +442,10 @@ def install_audit_hook(
             top = args[0].partition(".")[0]
             if top in blocked_modules or args[0] in no_reimport:
                 deny(module_ops.get(top, "import"), "import " + args[0])
+        if event == "sqlite3.connect":  # SQLite opens its files from C, with no "open" event
+            database = args[0] if len(args) == 1 else None
+            if not (type(database) is str and (database in in_memory or database.startswith(memory_uri))):
+                deny("file_read", "sqlite3.connect")
         if event == "object.__getattr__" and args[1] in frame_attributes:
             deny("introspection", "frame access")
         if event == "open":

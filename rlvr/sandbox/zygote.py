@@ -626,6 +626,27 @@ def code_ids(*codes):
     return frozenset(found)
 
 
+FROZEN_CODE = [frozenset()]  # filled by main(): see frozen_code_ids
+
+
+def frozen_code_ids():
+    """ids of the code objects of the frozen standard-library modules (the import machinery, io, abc,
+    codecs). Their co_filename is "<frozen ...>", which code a candidate compiles could also claim,
+    so they are known by identity."""
+    codes = []
+    for module in list(sys.modules.values()):
+        if getattr(getattr(module, "__spec__", None), "origin", None) != "frozen":
+            continue
+        for value in list(vars(module).values()):
+            for member in list(vars(value).values()) if isinstance(value, type) else [value]:
+                member = getattr(member, "__func__", member)
+                for function in (member, getattr(member, "fget", None), getattr(member, "fset", None)):
+                    code = getattr(function, "__code__", None)
+                    if type(code) is type(frozen_code_ids.__code__):
+                        codes.append(code)
+    return code_ids(*codes)
+
+
 def run_candidate(request, token, wfd):
     """In the forked child. Never returns: ends with os._exit."""
     write, exit_now, pack, length = os.write, os._exit, struct.pack, len
@@ -644,6 +665,12 @@ def run_candidate(request, token, wfd):
 
     uncounted = code_ids(wire.__code__, encode.__code__, send.__code__)
     code_id = id
+    # while the module loads: the ids of the candidate's own code objects. Load-time work is reported
+    # beside the calls' counts (a table built at load time is work like any other), without the
+    # import machinery and the standard-library modules it runs (an honest `import textwrap`)
+    loading: list[frozenset[int] | None] = [None]
+    library_prefix, frozen = STDLIB_DIR + os.sep, FROZEN_CODE[0]
+    str_startswith, str_type = str.startswith, str
 
     def local_trace(frame, event, arg):
         if event == "line":
@@ -655,8 +682,14 @@ def run_candidate(request, token, wfd):
         # exec/eval/compile under any globals, lambdas, generators, comprehensions, class bodies,
         # the standard library it calls — except the sandbox's own result encoding. Identity, not
         # equality: a candidate cannot make its code count as ours by compiling the same text.
-        if code_id(frame.f_code) in uncounted:
+        code = frame.f_code
+        if code_id(code) in uncounted:
             return None
+        own = loading[0]
+        if own is not None and code_id(code) not in own:
+            name = code.co_filename
+            if code_id(code) in frozen or (type(name) is str_type and str_startswith(name, library_prefix)):
+                return None
         counter[0] += 1
         return local_trace
 
@@ -694,7 +727,10 @@ def run_candidate(request, token, wfd):
     request = None
     try:
         code = compile(source, CANDIDATE_FILE, "exec")
+        counter[0] = 0
+        loading[0] = code_ids(code)
         exec(code, namespace)
+        loading[0] = None
         function = namespace.get(entry)
         if not callable(function):
             send("load", "entry point not defined: " + str(entry)[:100])
@@ -705,7 +741,7 @@ def run_candidate(request, token, wfd):
             note(op)
         send("load", type_of(exc).__name__)
         exit_now(0)
-    send("loaded", None)
+    send("loaded", counter[0] if trace else None)  # the module's own load-time operations
     for index, args in enumerate(calls):
         counter[0] = 0
         peak = baseline = None
@@ -1030,6 +1066,7 @@ def main():
 
     Buffers.get("job", 1 << 16)
     Buffers.get("output", (1 << 20) + 1)
+    FROZEN_CODE[0] = frozen_code_ids()
     gc.collect()
     gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork
     while True:

@@ -1,21 +1,20 @@
 """Red team 3: perf counting vs work done while the program loads.
 
-The sandbox resets the op counter before each call, so everything the candidate's module does at
-load time (module-level loops, class bodies, imports) is counted in no call. A candidate that
-tabulates every answer of a small input domain at load time, by the slow method, then answers each
-call with one lookup, scores full perf against a reference that does the work per call.
+The sandbox resets the op counter before each call, so everything the candidate's module did at load
+time (module-level loops, class bodies) was counted in no call: a candidate that tabulated every
+answer of a small input domain at load time, by the slow method, then answered each call with one
+lookup, scored full perf ("8 ops vs reference 5307") against a reference that does the work per call.
 
-NOT FIXED (see the red-team report): charging load-time work naively would charge honest programs
-for importing standard-library modules that the zygote has not warmed (thousands of traced events for
-e.g. `import textwrap`); a fix needs to tell the candidate's own load-time work from import machinery.
-The test is a strict xfail, so it turns red as soon as the hole is closed (then drop the marker).
+Fixed: the sandbox child reports the module's load-time operations (its own code, not the import
+machinery nor the standard-library modules it imports, so an honest `import textwrap` costs nothing),
+and the code grader charges whatever exceeds the reference's load to the candidate's last call.
+Frozen library code is known by identity, not by its "<frozen ...>" file name, which code a candidate
+compiles can claim too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-import pytest
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
@@ -55,10 +54,39 @@ class _DivisorsPack(TaskPack):
         )
 
 
-@pytest.mark.xfail(strict=True, reason="load-time work is not counted (red team 3, not fixed)")
+FAKE_FROZEN = """
+exec(compile(
+    "TABLE = {}\\nfor m in range(1, 2000):\\n    TABLE[m] = sum(1 for d in range(1, m + 1) if m % d == 0)\\n",
+    "<frozen importlib._bootstrap>",
+    "exec",
+))
+
+
+def divisors(n: int) -> int:
+    return TABLE[n]
+"""
+HONEST = """
+import calendar, datetime, decimal, difflib, statistics, textwrap
+from typing import List
+
+
+def divisors(n: int) -> int:
+    count = 0
+    for d in range(1, n + 1):
+        if n % d == 0:
+            count += 1
+    return count
+"""
+
+
 def test_answers_tabulated_at_load_time_do_not_earn_full_perf() -> None:
-    with make_grader(_DivisorsPack(), types=False, properties=False, jobs=1) as grader:
-        (tabulated,) = grader.grade_many(["rt3/divisors"], [TABULATED])
-    assert tabulated.passed  # a correct answer...
-    # ...that did ~2 million counted-kind operations (load) against the reference's ~5,200 (calls)
-    assert tabulated.components["perf"].score < 1.0, tabulated.components["perf"]
+    with make_grader(_DivisorsPack(), types=False, properties=False, jobs=2) as grader:
+        tabulated, fake_frozen, honest = grader.grade_many(
+            ["rt3/divisors"] * 3, [TABULATED, FAKE_FROZEN, HONEST]
+        )
+    for verdict in (tabulated, fake_frozen):
+        assert verdict.passed  # a correct answer...
+        # ...that did ~2 million operations at load against the reference's ~5,300 over its calls
+        assert verdict.components["perf"].score < 0.05, verdict.components["perf"]
+    # imports of standard-library modules the zygote has not warmed are not the candidate's work
+    assert honest.passed and honest.components["perf"].score == 1.0, honest.components["perf"]

@@ -249,15 +249,19 @@ _STRING_LITERAL = re.compile(r"[rRuU]?(\"\"\"|'''|\"|')(.*)\1", re.S)
 
 def _source_docstring(prompt: str, function: ast.FunctionDef) -> str:
     """The docstring as written in the source, escapes kept: `"a\\nb"` in an example stays the
-    two characters `\\n`, as a TypeScript string literal writes them, not a line break."""
-    first = function.body[0] if function.body else None
+    two characters `\\n`, as a TypeScript string literal writes them, not a line break. A docstring
+    placed after the function's imports (HumanEval/115 opens with `import math`) is the docstring."""
+    body = list(function.body)
+    while body and isinstance(body[0], ast.Import | ast.ImportFrom):
+        body.pop(0)
+    first = body[0] if body else None
     if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)):
         return ""
     if not isinstance(first.value.value, str):
         return ""
     literal = _STRING_LITERAL.fullmatch(ast.get_source_segment(prompt, first.value) or "")
     if literal is None:  # implicit concatenation: the evaluated text
-        return ast.get_docstring(function, clean=True) or ""
+        return inspect.cleandoc(first.value.value)
     return inspect.cleandoc(literal.group(2))
 
 

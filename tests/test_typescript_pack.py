@@ -313,7 +313,7 @@ def _python_task(reference: str, check: str) -> Task:
         id="t/1",
         prompt="",
         family="code",
-        difficulty="easy",
+        difficulty=1,
         split="test",
         hidden={"entry_point": "f", "reference": reference, "check": check},
     )

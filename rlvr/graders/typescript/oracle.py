@@ -146,8 +146,9 @@ class TsOracle:
                     f"(int vs integral float, or tuple vs list: {repr(args)[:80]})"
                 )
         python.keep_generated(
-            lambda args, expected: call_representable(args, expected)
-            and answers_alike(python.reference, args, expected)
+            lambda args, expected: (
+                call_representable(args, expected) and answers_alike(python.reference, args, expected)
+            )
         )
 
     @property

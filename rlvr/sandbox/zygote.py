@@ -476,7 +476,9 @@ def reporting(function, op, audit):
 
 
 def report_missing(module_name, names):
-    namespace = {"__builtins__": {"type": type, "str": str, "repr": repr, "AttributeError": AttributeError}}
+    namespace: dict[str, typing.Any] = {
+        "__builtins__": {"type": type, "str": str, "repr": repr, "AttributeError": AttributeError}
+    }
     exec(MISSING_SOURCE, namespace)
     pairs = tuple((name, REMOVED_OPS[name]) for name in names)
     return namespace["make"](module_name, pairs, sys.audit)
@@ -485,7 +487,7 @@ def report_missing(module_name, names):
 def report_threads():
     """Starting a thread fails under RLIMIT_NPROC 0 with no audit event before Python 3.12: wrap the
     one primitive every thread goes through (threading binds it when imported, after this)."""
-    namespace = {"__builtins__": {}}
+    namespace: dict[str, typing.Any] = {"__builtins__": {}}
     exec(MISSING_SOURCE, namespace)
     thread = sys.modules.get("_thread") or __import__("_thread")
     for name in ("start_new_thread", "start_new", "start_joinable_thread"):

@@ -17,8 +17,17 @@ import pytest
 
 from rlvr.cli.grade import read_lines
 from rlvr.cli.swebench import read_patches
-from rlvr.graders.repo.swebench import REPORT_TAG, InstanceError, load_instances, parse_report, read_instances
-from tests.test_cli_swebench import NO_ENGINE, grade_command, instances, reference_patch  # noqa: F401
+from rlvr.graders.repo.swebench import (
+    REPORT_TAG,
+    InstanceError,
+    SweBenchRunner,
+    SweInstance,
+    load_instances,
+    parse_report,
+    read_instances,
+)
+from tests.test_cli_swebench import NO_ENGINE, grade_command, instances  # noqa: F401
+from tests.test_repo_swebench import instance  # noqa: F401
 
 HUGE_INT = "9" * 5000  # over Python's 4,300-digit int/str conversion limit
 DEEP = "[" * 100_000 + "]" * 100_000  # deeper than the interpreter's recursion limit
@@ -99,3 +108,46 @@ def test_rlvr_grade_reader_flags_the_same_lines(tmp_path: Path) -> None:
     assert all(row[3] is not None and "not valid JSON" in row[3] for row in rows[:3])
     assert rows[3] == (4, "HumanEval/0", "def f(): pass", None)
     assert [row[0] for row in read_patches(path)] == [1, 2, 3, 4]
+
+
+RUNNER_SHADOWS = [
+    "pytest.py",
+    "pytest/__init__.py",
+    "_pytest/main.py",
+    "pluggy/__init__.py",
+    "py.py",
+    "iniconfig/__init__.py",
+    "packaging.py",
+    "pygments/__init__.py",
+    "rlvr_swe_report.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "pytest.ini",
+]
+FORGER = (
+    "import os, sys\n"
+    "print('RLVR-SWE-REPORT', os.environ['RLVR_REPORT_NONCE'], '{\"results\": {}}')\n"
+    "sys.exit(0)\n"
+)
+
+
+@pytest.mark.parametrize("path", RUNNER_SHADOWS)
+def test_a_patch_that_replaces_the_test_runner_is_refused_before_running(
+    instance: SweInstance,  # noqa: F811 - the fixture imported above
+    path: str,
+) -> None:
+    patch = f"```{path}\n{FORGER}```\n"
+    verdict = SweBenchRunner().decided_without_running(instance, patch)
+    assert verdict is not None, f"{path} would reach the test run"
+    assert {"protected_path_edit", "test_tamper"} <= set(verdict.flags) and verdict.reward == 0.0
+
+
+def test_honest_paths_that_look_alike_still_run(instance: SweInstance) -> None:  # noqa: F811
+    """pytest's own repository keeps its code under src/: a fix there is an ordinary patch."""
+    for path in (
+        "src/_pytest/main.py",
+        "src/pytest/__init__.py",
+        "shapes/pytest_compat.py",
+        "packaging/notes.py",
+    ):
+        assert SweBenchRunner().decided_without_running(instance, f"```{path}\nX = 1\n```\n") is None

@@ -13,8 +13,9 @@ Grading a candidate patch (a unified diff, or whole-file blocks):
 2. the patch is parsed and applied to the files it names, as text, never following a symlink; a patch
    that does not apply fails the `patch` gate;
 3. a patch touching a protected path — tests/, conftest.py, test_*.py / *_test.py anywhere, every file
-   named by a test id or touched by `test_patch` — fails with `protected_path_edit` and `test_tamper`,
-   without running anything;
+   named by a test id or touched by `test_patch`, and root-level modules the run would import in place
+   of pytest, its dependencies or its plugin (see TEST_PATTERNS) — fails with `protected_path_edit` and
+   `test_tamper`, without running anything;
 4. `test_patch` is applied, then pytest runs on the test files of the ids in a one-shot container
    (`rlvr.sandbox.docker_backend.run_once`: no network, read-only root and repository, only a local
    image, nothing downloaded) with a small reporting plugin; the verdict passes when every
@@ -55,6 +56,26 @@ TEST_PATTERNS: tuple[str, ...] = (
     "**/test_*.py",
     "*_test.py",
     "**/*_test.py",
+    # what the test run imports before any test, from the repository root (the first entry of its
+    # sys.path under `python -m pytest`, and on PYTHONPATH): a root-level pytest, its plugin or a
+    # sitecustomize there replaces the runner itself and prints whatever report it likes
+    "pytest.py",
+    "pytest/*",
+    "_pytest.py",
+    "_pytest/*",
+    "pluggy.py",
+    "pluggy/*",
+    "py.py",
+    "iniconfig.py",
+    "iniconfig/__init__.py",
+    "packaging.py",
+    "packaging/__init__.py",
+    "pygments.py",
+    "pygments/__init__.py",
+    "rlvr_swe_report.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "pytest.ini",
 )
 REPORT_TAG = "RLVR-SWE-REPORT"
 PLUGIN_MODULE = "rlvr_swe_report"

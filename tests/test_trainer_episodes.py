@@ -277,7 +277,7 @@ def test_single_turn_fast_path_and_episode_path_agree_exactly() -> None:
     results = []
     for runner in (None, EpisodeRunner("rlvr/Code-v0", pack, grader, tokenizer, PlainTemplate(tokenizer))):
         model = tiny(tokenizer, seed=1)
-        agent = grpo.Agent(tokenizer, grader, [tokenizer.eos_token_id], runner)
+        agent = grpo.Agent(tokenizer, grader, [int(tokenizer.eos_token_id)], runner)
         torch.manual_seed(7)
         rollout = grpo.collect_rollout(
             model, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 3)
@@ -384,7 +384,7 @@ def test_words_pretokenizer_gives_a_name_the_same_tokens_in_text_and_in_json() -
         '[{"name": "transfer", "arguments": {"source": "globex", "target": "acme", "amount": 500}}]',
     ] * 20
     words = build_tokenizer(texts, 300, "words")
-    gpt2 = build_tokenizer(texts, 300, "bytelevel")
+    gpt2 = build_tokenizer(texts, 400, "bytelevel")
     for name in ("globex", "cyberdyne"):  # seen in training, and never seen
         instruction = words.tokenize(f"Transfer 5 cents from {name} to x.")
         call = words.tokenize(f'{{"source": "{name}"}}')

@@ -1,9 +1,12 @@
 """Repository tasks (rlvr/Repo-v0): grading cost, tool-call round trips, leaks, and the scripted agents.
 
-  grade      submit grading of a 10-file repository (ledger + 4 extra modules), p50/p95 over --grades
-             distinct candidates (each differs by a comment, so pyright really runs; the base state's
-             pyright and the reference's scenario outcomes are cached after the first submit, as in
-             training). Split into syntax / types (whole-repo pyright CLI) / behaviour (sandbox).
+  grade      workspace create + submit grading of a 10-file repository (ledger + 4 extra modules),
+             p50/p95 over --grades distinct candidates (each adds a distinct line of code, so pyright
+             really runs; the base state's pyright and the reference's scenario outcomes are cached after
+             the first submit, as in training), with the whole-repo pyright on the cold CLI engine
+             (before) and on the warm language server (after), in the same run; then the server on
+             submits alternating between two repositories (its worst case). Split into syntax / types /
+             behaviour (sandbox).
   tools      round trip of env.step() for one tool call: workspace tools (read_file, edit, search) and
              sandboxed ones (run_python, run_tests, regex search), p50/p95.
   leaks      --episodes episodes with sandboxed tool calls; every 10th runs an infinite loop (its child
@@ -31,9 +34,11 @@ from tqdm import tqdm
 
 import rlvr  # noqa: F401
 from rlvr.core.types import Task
+from rlvr.envs.repo_env import RepoEnv
 from rlvr.graders.base import make_grader
 from rlvr.graders.repo.grader import RepoGrader
 from rlvr.graders.repo.patch import make_unified_diff
+from rlvr.graders.repo.workspace import Workspace, changed_paths
 from rlvr.task_packs.registry import load_pack
 
 
@@ -63,40 +68,99 @@ def ten_file_task(pack_task: Task) -> Task:
     )
 
 
+def _candidate(task: Task, index: int) -> dict[str, str]:
+    """The reference state with one more distinct line of code (a comment alone would hit the cache:
+    comments are blanked before pyright sees the files)."""
+    files = dict(task.hidden["reference"])
+    files["ledger/money.py"] = files.get("ledger/money.py", "") + f"\n_CANDIDATE_{index}: int = {index}\n"
+    return files
+
+
+def _create_and_grade(grader: RepoGrader, task: Task, files: dict[str, str]) -> Any:
+    """Workspace create (a fresh copy of the base state), the candidate's edits written through it,
+    then submit grading: what one agent-mode submit costs outside the agent."""
+    workspace = Workspace.fresh(task.hidden["base"])
+    for path in changed_paths(workspace.files, files):
+        if path in files:
+            workspace.write(path, files[path])
+        else:
+            workspace.delete(path)
+    return grader.grade_state(task, workspace.files)
+
+
+def _server_cpu(grader: RepoGrader) -> float | None:
+    """CPU seconds (user + system, all threads) used so far by the grader's pyright-langserver."""
+    checker = grader._types
+    engine = checker._server if checker is not None else None
+    connection = engine._connection if engine is not None else None
+    if connection is None:
+        return None
+    try:
+        with open(f"/proc/{connection.process.pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def bench_grade(pack: Any, grades: int) -> dict[str, Any]:
     task = ten_file_task(pack.get("ledger-feature-split_evenly"))
+    other = next(t for t in pack.tasks() if t.hidden["repo"] == "textkit" and t.meta["kind"] == "feature")
     out: dict[str, Any] = {}
-    for types in (True, False):
-        grader = make_grader(pack, jobs=1, types=types)
+    settings = {
+        "types, cli engine (before: one cold pyright per submit)": {"types": True, "type_engine": "cli"},
+        "types, server engine (warm pyright-langserver)": {"types": True, "type_engine": "server"},
+        "types=False": {"types": False},
+    }
+    for label, options in settings.items():
+        grader = make_grader(pack, jobs=1, **options)
         assert isinstance(grader, RepoGrader)
         first = time.perf_counter()
-        verdict = grader.grade_state(task, task.hidden["reference"])
+        verdict = _create_and_grade(grader, task, task.hidden["reference"])
         cold = time.perf_counter() - first
         assert verdict.passed, verdict
         totals, parts = [], {"syntax": [], "types": [], "behaviour": []}
-        for index in tqdm(range(grades), desc=f"grade types={types}"):
-            files = dict(task.hidden["reference"])
-            files["ledger/money.py"] += f"# candidate {index}\n"
+        server_cpu: list[float] = []
+        for index in tqdm(range(grades), desc=label[:30]):
+            files = _candidate(task, index)
+            cpu = _server_cpu(grader)
             started = time.perf_counter()
-            verdict = grader.grade_state(task, files)
+            verdict = _create_and_grade(grader, task, files)
             totals.append(time.perf_counter() - started)
+            if cpu is not None:
+                after = _server_cpu(grader)
+                server_cpu.append(after - cpu if after is not None else float("nan"))
             assert verdict.passed, verdict
             for name in parts:
                 parts[name].append(verdict.timings.get(name, 0.0))
-        if types:  # baseline in the same run: whole-repo pyright on a one-file repository (start-up cost)
-            single = []
-            for index in range(5):
-                started = time.perf_counter()
-                grader.type_checker.check({"m.py": f"x: int = {index}\n"})
-                single.append(time.perf_counter() - started)
-            out["pyright_one_file_repo_p50_s"] = round(pct(single, 0.5), 3)
-        grader.close()
-        out[f"types={types}"] = {
+        row: dict[str, Any] = {
             "first_submit_s": round(cold, 3),
             "p50_s": round(pct(totals, 0.5), 3),
             "p95_s": round(pct(totals, 0.95), 3),
             **{f"{name}_p50_s": round(pct(values, 0.5), 3) for name, values in parts.items()},
+            "types_p95_s": round(pct(parts["types"], 0.95), 3),
         }
+        if server_cpu:  # load-independent: CPU seconds the language server spent per submit
+            row["pyright_server_cpu_p50_s"] = round(pct(server_cpu, 0.5), 3)
+            row["pyright_server_cpu_p95_s"] = round(pct(server_cpu, 0.95), 3)
+        if options.get("type_engine") == "server":
+            # Worst case for the incremental server: submits alternating between two repositories
+            # (10-file ledger, textkit), so every check replaces the whole state on disk.
+            assert _create_and_grade(grader, other, other.hidden["reference"]).passed
+            alternating = []
+            for index in tqdm(range(grades), desc="alternating repositories"):
+                files = _candidate(task, grades + index)
+                other_files = dict(other.hidden["reference"])
+                first_module = next(p for p in sorted(other_files) if p.startswith("textkit/"))
+                other_files[first_module] += f"\n_CANDIDATE_{index}: int = {index}\n"
+                for current, state in ((task, files), (other, other_files)):
+                    verdict = grader.grade_state(current, state)
+                    assert verdict.passed, verdict
+                    alternating.append(verdict.timings["types"])
+            row["alternating_repos_types_p50_s"] = round(pct(alternating, 0.5), 3)
+            row["alternating_repos_types_p95_s"] = round(pct(alternating, 0.95), 3)
+        grader.close()
+        out[label] = row
     return out
 
 
@@ -119,7 +183,9 @@ def bench_tools(pack: Any, repeats: int) -> dict[str, Any]:
         times = []
         for _ in range(repeats):
             if name.startswith("run_tests"):
-                env.unwrapped.episode.test_runs = 0
+                inner = env.unwrapped
+                assert isinstance(inner, RepoEnv) and inner.episode is not None
+                inner.episode.test_runs = 0
             started = time.perf_counter()
             observation, *_ = env.step(action)
             times.append(time.perf_counter() - started)
@@ -228,7 +294,7 @@ def bench_agents(pack: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", nargs="*", default=["grade", "tools", "leaks", "agents"])
     parser.add_argument("--grades", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=50)

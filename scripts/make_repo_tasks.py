@@ -15,14 +15,22 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from rlvr.graders.repo.generate import Validator, bug_tasks, feature_tasks, migration_tasks, rename_tasks
+from rlvr.graders.repo.generate import (
+    Validator,
+    bug_tasks,
+    feature_tasks,
+    migration_tasks,
+    rename_tasks,
+    task_domains,
+    task_perf,
+)
 from rlvr.sandbox import make_sandbox
 from rlvr.task_packs.repo_tasks import DATA_DIR
 from rlvr.task_packs.repo_tasks.format import read_repo
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--only", nargs="*", help="repositories to (re)generate; others are kept")
     parser.add_argument("--data", type=Path, default=DATA_DIR)
     args = parser.parse_args()
@@ -45,6 +53,9 @@ def main() -> int:
             drafts = []
             for make in (bug_tasks, feature_tasks, rename_tasks, migration_tasks):
                 drafts += make(name, spec, files, validator)
+            for draft in drafts:
+                draft.domains = task_domains(spec, draft)
+                draft.perf = task_perf(spec, draft)
             kinds: dict[str, int] = {}
             for draft in drafts:
                 kinds[draft.kind] = kinds.get(draft.kind, 0) + 1

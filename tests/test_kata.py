@@ -284,3 +284,38 @@ def test_visible_mode_shows_a_counterexample_hidden_mode_does_not() -> None:
     assert "counterexample" not in kept.feedback
     with pytest.raises(ValueError):
         KataPack(feedback="loud")
+
+
+def test_shipped_class_sequences_cover_the_default_sample(pack: KataPack) -> None:
+    """Every class kata of the default sample loads its sequences from the shipped file (so loading
+    `kata` does not run hypothesis), under a fingerprint that matches what would generate them."""
+    from rlvr.task_packs.kata import class_sequences
+    from rlvr.task_packs.kata.sequence_cache import cached_sequences
+
+    class_ids = [tid for tid in pack.default_ids() if class_sequences(tid) is not None]
+    assert len(class_ids) >= 10
+    for tid in class_ids:
+        key, sequences = class_sequences(tid)  # type: ignore[misc]
+        assert cached_sequences(tid, key) == sequences, tid
+        assert cached_sequences(tid, "not-the-key") is None
+
+
+@pytest.mark.parametrize("sample", [0, -1])
+def test_shipped_class_sequences_equal_fresh_generation(pack: KataPack, sample: int) -> None:
+    """The shipped sequences are what hypothesis generates for the task today (a stale file fails
+    here: regenerate it with `python -m rlvr.task_packs.kata.write_sequences`)."""
+    from rlvr.task_packs.kata import class_sequences
+
+    class_ids = [tid for tid in pack.default_ids() if class_sequences(tid) is not None]
+    tid = class_ids[sample]
+    assert class_sequences(tid, use_cache=False) == class_sequences(tid)
+
+
+@pytest.mark.slow
+def test_every_shipped_class_sequence_equals_fresh_generation(pack: KataPack) -> None:
+    from rlvr.task_packs.kata import class_sequences
+
+    for tid in pack.default_ids():
+        shipped = class_sequences(tid)
+        if shipped is not None:
+            assert class_sequences(tid, use_cache=False) == shipped, tid

@@ -18,7 +18,7 @@ from rlvr.task_packs.repo_tasks import DATA_DIR, RepoTasksPack
 from rlvr.task_packs.repo_tasks.format import read_repo
 
 ROOT = Path(__file__).resolve().parents[1]
-HELD_OUT = {"router", "configloader"}
+HELD_OUT = {"router", "configloader", "bookings"}
 
 
 def test_builtin_pack_shape() -> None:
@@ -33,6 +33,10 @@ def test_builtin_pack_shape() -> None:
     assert {t.hidden["repo"] for t in pack.tasks("test")} == HELD_OUT  # held-out repositories
     assert not HELD_OUT & {t.hidden["repo"] for t in pack.tasks("train")}
     assert len({t.difficulty for t in tasks}) >= 3
+    # the held-out split has every kind of task, schema migrations on sqlite included
+    held_out_kinds = Counter(t.meta["kind"] for t in pack.tasks("test"))
+    assert {"bug", "bug2", "feature", "rename", "migration"} <= set(held_out_kinds), held_out_kinds
+    assert any(s["kind"] == "sqlite" for t in pack.tasks("test") for s in t.hidden["scenarios"])
     for task in tasks:
         public = json.dumps(task.public())
         assert "injected" not in public and "scenarios" not in public and "removed" not in public
@@ -98,6 +102,7 @@ def test_directory_pack_validates_with_file_line_and_field(tmp_path: Path) -> No
             "id": "mini-7",
             "reference_edits": {"tests/test_mini.py": "def test() -> None:\n    pass\n"},
         },
+        {**GOOD, "id": "mini-8", "domains": [{"target": "mini:f", "args": [{"int": [5, 1]}]}]},
     ]
     _write_pack(tmp_path, bad)
     problems = [str(p) for p in validate_directory(tmp_path)]
@@ -111,6 +116,7 @@ def test_directory_pack_validates_with_file_line_and_field(tmp_path: Path) -> No
     )
     assert any(p.startswith(f"{tasks_file}:7: id:") and "duplicate" in p for p in problems)
     assert any(p.startswith(f"{tasks_file}:8: reference_edits:") and "protected" in p for p in problems)
+    assert any(p.startswith(f"{tasks_file}:9: domains[0]:") and "lo <= hi" in p for p in problems)
     completed = subprocess.run(
         [sys.executable, "-m", "rlvr", "packs", "validate", str(tmp_path)],
         capture_output=True,
@@ -122,7 +128,10 @@ def test_directory_pack_validates_with_file_line_and_field(tmp_path: Path) -> No
 
 
 def test_good_directory_pack_loads(tmp_path: Path) -> None:
-    _write_pack(tmp_path, [GOOD])
+    _write_pack(
+        tmp_path,
+        [GOOD, {**GOOD, "id": "mini-2", "domains": [{"target": "mini:f", "args": [{"int": [0, 9]}]}]}],
+    )
     assert validate_directory(tmp_path) == []
     pack = load_pack(str(tmp_path))
     task = pack.get("mini-1")

@@ -83,3 +83,21 @@ def test_killed_container_mid_batch_is_flagged_and_replaced(pool: WorkerPool) ->
     assert after.status == "ok" and after.outcomes[0] is not None and after.outcomes[0].value == 2
     assert time.monotonic() - started < 10
     assert getattr(worker, "container", None) is not container
+
+
+@pytest.mark.parametrize("runtime", ["runc", "runsc"])
+def test_node_jobs_run_in_containers(runtime: str) -> None:
+    """TypeScript candidates (as JavaScript) run in the docker backend too, under runc and gVisor."""
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: TypeScript candidates cannot run")
+    require_docker(runtime)
+    source = "function f(a, b) { __c(); return [a + b, typeof process, typeof require]; }"
+    with make_sandbox("docker", 1, runtime=None if runtime == "runc" else runtime, node=True) as sandbox:
+        result = sandbox.run(Job(source, "f", [(1, 2)], timeout=10, trace=True, runtime="node", counter="__c"))
+        looping = sandbox.run(Job("function f() { for (;;) {} }", "f", [()], timeout=1.5, runtime="node"))
+    assert result.status == "ok", result.detail
+    assert result.outcomes[0] is not None and result.outcomes[0].value == [3, "undefined", "undefined"]
+    assert result.counts == [1]
+    assert looping.status == "timeout"

@@ -83,6 +83,8 @@ def suspicious_samples(root: str | Path, top: int = 20) -> list[Suspicious]:
         reasons = "; ".join(EXPLOIT_FLAGS[flag_name(f)] for f in dict.fromkeys(flags))
         if reward > 0 and record.get("passed"):
             reasons = "PASSED despite: " + reasons
+        elif reward >= 0.5:  # a weak verifier paid for it although the hidden tests failed
+            reasons = f"REWARDED ({reward:.2f}) despite: " + reasons
         found.append(
             Suspicious(
                 task_id=str(record.get("task_id")),

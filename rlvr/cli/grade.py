@@ -10,14 +10,32 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.cli.isolation import add_require_isolation
+from rlvr.cli.swebench import add_options as add_swebench_options
+from rlvr.cli.swebench import run_swebench
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import PackError, load_pack
 
 
 def add_parser(subparsers: Any) -> None:
-    parser = subparsers.add_parser("grade", help="grade completions from a JSONL file")
-    parser.add_argument("--pack", required=True, help="pack name (see `rlvr packs list`) or directory")
+    parser = subparsers.add_parser(
+        "grade",
+        help="grade completions from a JSONL file",
+        description="Grade completions against a pack's tasks (--pack), or candidate patches against "
+        "SWE-bench-style instances run in docker (--swebench INSTANCES.jsonl; verdicts flagged "
+        "untrusted_runner).",
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--pack", help="pack name (see `rlvr packs list`) or directory")
+    source.add_argument(
+        "--swebench",
+        type=Path,
+        metavar="INSTANCES.jsonl",
+        help="SWE-bench-style instances (instance_id, repo: a local git repository, base_commit, "
+        "FAIL_TO_PASS, PASS_TO_PASS, optional test_patch); completions are patches, one line "
+        '{"task_id"|"instance_id", "completion"|"model_patch"} each; runs pytest in docker; --jobs = '
+        "concurrent containers (default 1)",
+    )
     parser.add_argument(
         "--completions", required=True, type=Path, help='JSONL: {"task_id", "completion"} per line'
     )
@@ -29,6 +47,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--ray-address", default=None, help="Ray cluster address (with --executor ray)")
     parser.add_argument("--batch-size", type=int, default=512, help="lines graded per batch")
     parser.add_argument("--no-types", action="store_true", help="skip the type layer (its weight becomes 0)")
+    add_swebench_options(parser)
     add_require_isolation(parser)
     parser.set_defaults(func=run)
 
@@ -78,6 +97,8 @@ def _progress(total: int) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.swebench is not None:
+        return run_swebench(args)
     if not args.completions.is_file():
         print(f"rlvr grade: {args.completions} does not exist", file=sys.stderr)
         return 2

@@ -26,6 +26,24 @@ EXPLOIT_FLAGS: dict[str, str] = {
     "answer_without_derivation": "a correct final answer whose steps do not check (math, proof)",
 }
 
+# The operations a `sandbox:denied:<op>` flag names (the sandbox child reports which one it refused;
+# rlvr/sandbox/zygote.py maps audit events, blocked imports and removed functions onto these names).
+DENIED_OPS: dict[str, str] = {
+    "subprocess": "starting a process (subprocess, os.system, fork, exec, spawn, multiprocessing, pty)",
+    "socket": "opening a network socket (socket, ssl)",
+    "file_write": "writing, creating, renaming or deleting files (open for writing, os.remove, shutil)",
+    "file_read": "reading a file outside the standard library (e.g. the grader's own files)",
+    "descriptor": "making or duplicating file descriptors (os.pipe, os.dup, os.fdopen, eventfd)",
+    "ctypes": "loading native code through ctypes",
+    "introspection": "inspecting frames, tracers or the garbage collector (sys._getframe, gc, f_back, __code__)",
+    "signal": "sending signals to processes (os.kill, pidfd, signal.pthread_kill)",
+    "process_control": "changing the sandbox process itself (rlimits, priority, environment, cwd, audit hooks)",
+    "thread": "starting a thread",
+    "unpickle": "loading classes through pickle",
+    "import": "importing a module the sandbox blocks",
+    "syscall": "a system call the sandbox's kernel filter refused (EPERM)",
+}
+
 LIMIT_FLAGS: dict[str, str] = {
     "timeout": "the candidate ran out of time (timeout:<layer> names the layer)",
     "output_limit": "the candidate produced more output than allowed",
@@ -36,9 +54,32 @@ LIMIT_FLAGS: dict[str, str] = {
 }
 
 
+CAVEAT_FLAGS: dict[str, str] = {
+    "degraded": "the sandbox ran with less isolation than configured (degraded:<what>)",
+    "verifier": "verifier:visible: a deliberately weak verifier (only the prompt's examples) set the reward",
+    "untrusted_runner": (
+        "the verdict was decided by running the repository's own tests (pytest) in the same process as "
+        "the candidate's code, which can forge the outcome: a SWE-bench-style result, not a trusted oracle"
+    ),
+}
+
+
+def denied_flag(op: str) -> str:
+    """`sandbox:denied:<op>` for one of DENIED_OPS."""
+    if op not in DENIED_OPS:
+        raise ValueError(f"unknown denied operation {op!r}; expected one of {', '.join(DENIED_OPS)}")
+    return f"sandbox:denied:{op}"
+
+
+def denial_feedback(ops: Iterable[str]) -> str:
+    """What the sandbox refused, in words (names only: never arguments, paths or hidden data)."""
+    described = [DENIED_OPS[op] for op in dict.fromkeys(ops) if op in DENIED_OPS]
+    return "the sandbox refused " + "; ".join(described) if described else ""
+
+
 def flag_name(flag: str) -> str:
     """The registered name a flag belongs to (`sandbox:denied:socket` -> `sandbox:denied`)."""
-    for name in (*EXPLOIT_FLAGS, *LIMIT_FLAGS):
+    for name in (*EXPLOIT_FLAGS, *LIMIT_FLAGS, *CAVEAT_FLAGS):
         if flag == name or flag.startswith(name + ":"):
             return name
     return flag

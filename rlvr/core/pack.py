@@ -25,6 +25,7 @@ class TaskPack:
 
     name: str = ""
     family: str = "code"
+    language: str = "python"  # code packs: the language candidates write ("python" or "typescript")
     version: str = "1"
     description: str = ""
     weights: dict[str, float] | None = None

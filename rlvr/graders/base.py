@@ -38,8 +38,12 @@ class Grader:
         self.pack = pack
         self.options = self.options_class.resolve(pack, options)
 
-    def resolve(self, task_id: str) -> Task | Verdict:
-        """The task, or a flagged verdict for an unknown id."""
+    def resolve(self, task_id: str | Task) -> Task | Verdict:
+        """The task (a `Task` is taken as given), or a flagged verdict for an unknown id."""
+        if isinstance(task_id, Task):
+            return task_id
+        if not isinstance(task_id, str):
+            return Verdict.failure("", f"task id must be a string or a Task, got {type(task_id).__name__}")
         try:
             return self.pack.get(task_id)
         except UnknownTaskError as exc:
@@ -76,7 +80,7 @@ class Grader:
             out.append(verdict)
         return out
 
-    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
+    def grade_many(self, task_ids: list[str] | list[Task], completions: list[str]) -> list[Verdict]:
         resolved = [self.resolve(t) for t in task_ids]
         positions = [i for i, r in enumerate(resolved) if isinstance(r, Task)]
         graded = self.grade_tasks(
@@ -88,7 +92,7 @@ class Grader:
             out[i] = verdict
         return out
 
-    def grade(self, task_id: str, completion: str) -> Verdict:
+    def grade(self, task_id: str | Task, completion: str) -> Verdict:
         return self.grade_many([task_id], [completion])[0]
 
     def close(self) -> None:
@@ -131,10 +135,26 @@ def grader_class(family: str) -> type[Grader]:
     return getattr(importlib.import_module(module_name), class_name)
 
 
+# A family's grader for another language than Python, by (family, the pack's `language`).
+LANGUAGE_GRADERS: dict[tuple[str, str], str] = {
+    ("code", "typescript"): "rlvr.graders.typescript.grader:TypeScriptGrader",
+}
+
+
+def pack_grader_class(pack: TaskPack) -> type[Grader]:
+    """The grader for `pack`: its family's, or the family's grader for the pack's `language`."""
+    language = str(getattr(pack, "language", "python") or "python").lower()
+    target = LANGUAGE_GRADERS.get((pack.family, language))
+    if target is None:
+        return grader_class(pack.family)
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
 def check_options(pack: TaskPack, **options: Any) -> GraderOptions:
     """Resolve `options` for the pack's grader without building it (raises `OptionsError`)."""
-    return grader_class(pack.family).options_class.resolve(pack, options)
+    return pack_grader_class(pack).options_class.resolve(pack, options)
 
 
 def make_grader(pack: TaskPack, **options: Any) -> Grader:
-    return grader_class(pack.family)(pack, **options)
+    return pack_grader_class(pack)(pack, **options)

@@ -24,8 +24,10 @@ import socket
 import struct
 import tarfile
 import time
+from dataclasses import dataclass
 from typing import Any
 
+from rlvr.sandbox.node import node_binary, node_binds
 from rlvr.sandbox.pool import (
     LAUNCHER_SOURCE,
     STARTUP_SECONDS,
@@ -93,8 +95,16 @@ class DockerWorker(ZygoteWorker):
     """A zygote in its own container, reached through the container's attached stdin/stdout."""
 
     def __init__(
-        self, client: Any, image: str, runtime: str | None, mem_mb: int, cpus: float, pids: int
+        self,
+        client: Any,
+        image: str,
+        runtime: str | None,
+        mem_mb: int,
+        cpus: float,
+        pids: int,
+        node: bool = False,
     ) -> None:
+        self.node = node
         self.client = client
         self.image = image
         self.runtime = runtime
@@ -112,7 +122,11 @@ class DockerWorker(ZygoteWorker):
         from docker.types import Mount
 
         view = runtime_view()
-        mounts = [Mount(b.target, b.source, type="bind", read_only=True) for b in view.binds]
+        binds = list(view.binds)
+        if self.node:
+            bound = {b.target for b in binds}
+            binds += [b for b in node_binds() if b.target not in bound]
+        mounts = [Mount(b.target, b.source, type="bind", read_only=True) for b in binds]
         tmpfs = {"/tmp": f"rw,nosuid,nodev,noexec,size=16m,nr_inodes={TMP_INODES},mode=1777"}
         tmpfs |= {hidden: "ro,nosuid,nodev,noexec,size=4k,mode=0555" for hidden in view.hidden_dirs}
         config = {
@@ -260,7 +274,11 @@ class DockerSandbox(WorkerPool):
         cpus: float = 1.0,
         pids: int = 64,
         require_isolation: bool | None = None,
+        node: bool = False,
     ) -> None:
+        self.node = node
+        if node:
+            node_binary()
         self.client = docker_client()
         runtime_available(self.client, runtime)
         self.image = ensure_image(self.client, image or os.environ.get("RLVR_SANDBOX_IMAGE"))
@@ -270,7 +288,7 @@ class DockerSandbox(WorkerPool):
 
     def make_worker(self) -> ZygoteWorker:
         mem_mb, cpus, pids = self.limits
-        return DockerWorker(self.client, self.image, self.runtime, mem_mb, cpus, pids)
+        return DockerWorker(self.client, self.image, self.runtime, mem_mb, cpus, pids, node=self.node)
 
     def close(self) -> None:
         super().close()
@@ -278,3 +296,108 @@ class DockerSandbox(WorkerPool):
             self.client.close()
         except Exception:
             pass
+
+
+# ---------------------------------------------------------------------------------- one-shot containers
+@dataclass
+class OneShotResult:
+    """What a one-shot container left: its exit status (None when killed at the deadline) and the
+    tail of its stdout (at most `max_output` bytes)."""
+
+    exit_code: int | None
+    stdout: bytes
+    timed_out: bool
+    seconds: float
+
+
+def run_once(
+    command: list[str],
+    *,
+    binds: list[tuple[str, str]],
+    environment: dict[str, str],
+    working_dir: str,
+    timeout: float,
+    image: str | None = None,
+    runtime: str | None = None,
+    mem_mb: int = 2048,
+    cpus: float = 1.0,
+    pids: int = 256,
+    max_output: int = 4 << 20,
+    client: Any = None,
+) -> OneShotResult:
+    """Run `command` once in a fresh container and remove it: the runtime view (interpreter and
+    standard library) plus `binds` ((host path, container path), all read-only), no network, read-only
+    root, every capability dropped, no-new-privileges, user `nobody`, a /tmp capped in bytes and inodes,
+    memory/CPU/pids limits, only a local image (the empty one by default: nothing is pulled). Used for
+    programs that must run as they are (e.g. a repository's pytest suite), outside the zygote protocol."""
+    from docker.types import LogConfig, Mount
+
+    owned = client is None
+    client = client or docker_client()
+    started = time.monotonic()
+    container_id: str | None = None
+    try:
+        runtime_available(client, runtime)
+        image = ensure_image(client, image or os.environ.get("RLVR_SANDBOX_IMAGE"))
+        view = runtime_view()
+        mounts = [Mount(b.target, b.source, type="bind", read_only=True) for b in view.binds]
+        mounts += [Mount(target, source, type="bind", read_only=True) for source, target in binds]
+        tmpfs = {"/tmp": f"rw,nosuid,nodev,noexec,size=64m,nr_inodes={TMP_INODES},mode=1777"}
+        tmpfs |= {hidden: "ro,nosuid,nodev,noexec,size=4k,mode=0555" for hidden in view.hidden_dirs}
+        api = client.api
+        host_config = api.create_host_config(
+            network_mode="none",
+            read_only=True,
+            mem_limit=f"{mem_mb}m",
+            memswap_limit=f"{mem_mb}m",
+            pids_limit=None if runtime == "runsc" else pids,
+            nano_cpus=int(cpus * 1e9),
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            ipc_mode="private",
+            mounts=mounts,
+            tmpfs=tmpfs,
+            runtime=runtime,
+            # docker keeps the container's output in a log file: bounded, the newest part kept
+            log_config=LogConfig(type="json-file", config={"max-size": str(max_output), "max-file": "1"}),
+        )
+        created = api.create_container(
+            image,
+            command=command,
+            user="65534:65534",
+            hostname="sandbox",
+            environment=environment,
+            working_dir=working_dir,
+            network_disabled=True,
+            labels={LABEL: "oneshot"},
+            host_config=host_config,
+        )
+        container_id = str(created["Id"])
+        api.start(container_id)
+        exit_code: int | None
+        timed_out = False
+        try:
+            exit_code = int(api.wait(container_id, timeout=max(1, int(timeout + 0.999)))["StatusCode"])
+        except Exception:  # the engine's client raises a requests/urllib3 timeout: kill it
+            timed_out, exit_code = True, None
+            try:
+                api.kill(container_id)
+            except Exception:
+                pass
+        stdout = bytes(api.logs(container_id, stdout=True, stderr=False))[-max_output:]
+        return OneShotResult(exit_code, stdout, timed_out, time.monotonic() - started)
+    except SandboxUnavailable:
+        raise
+    except Exception as exc:  # engine errors come in many types; all mean "could not run"
+        raise SandboxUnavailable(f"could not run a one-shot container: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if container_id is not None:
+            try:
+                client.api.remove_container(container_id, force=True)
+            except Exception:
+                pass
+        if owned:
+            try:
+                client.close()
+            except Exception:
+                pass

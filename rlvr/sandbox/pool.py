@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.core.codec import CodecError, from_wire, to_wire
+from rlvr.core.flags import DENIED_OPS
+from rlvr.sandbox.node import node_binary, node_binds, node_header
 from rlvr.sandbox.protocol import decode_child_stream
 from rlvr.sandbox.syscall_filter import build_program
 from rlvr.sandbox.view import runtime_view
@@ -54,6 +56,9 @@ def syscall_filter_hex() -> str | None:
 
 
 RESPONSE_MARGIN_SECONDS = 5.0
+WALL_LIMIT_FACTOR = 3.0
+"""A job's `timeout` is CPU seconds; the child may take this many times as long in wall time (a
+loaded machine shares its cores) before it is stopped as a sleeper."""
 MAX_RESPONSE_BYTES = 8 << 20
 
 
@@ -69,6 +74,13 @@ class Job:
     memory: bool = False  # with trace: also report each call's peak traced memory (tracemalloc)
     mem_mb: int = 1024
     max_output: int = 1 << 20
+    runtime: str = "python"  # or "node": `source` is JavaScript, run by rlvr/sandbox/node_runner.js
+    counter: str | None = None  # node: the name of the op counter the trusted build inserted
+
+    @property
+    def wall_limit(self) -> float:
+        """Wall-clock seconds before a child that sleeps or blocks is stopped (`timeout` is CPU time)."""
+        return self.timeout * WALL_LIMIT_FACTOR
 
 
 @dataclass
@@ -92,6 +104,8 @@ class ExecResult:
     detail: str = ""
     flags: list[str] = field(default_factory=list)
     """Isolation caveats that apply to this run (e.g. `degraded:no-namespaces`); copy into Verdict.flags."""
+    denied: list[str] = field(default_factory=list)
+    """Operations the sandbox refused this candidate (`rlvr.core.flags.DENIED_OPS` names, in order)."""
 
     @property
     def sandbox_error(self) -> bool:
@@ -122,6 +136,8 @@ def read_exact(fd: int, size: int, deadline: float) -> bytes:
 class ZygoteWorker:
     """One warm zygote speaking the length-prefixed JSON protocol. Subclasses say how it is started,
     how bytes reach it and how it is killed. Not thread-safe: the pool hands each to one thread."""
+
+    node = False  # whether node is part of this worker's view (node jobs need it)
 
     def __init__(self) -> None:
         self.restarts = 0
@@ -209,6 +225,8 @@ class ZygoteWorker:
                 "memory": job.memory,
                 "mem_mb": job.mem_mb,
             }
+            if job.runtime == "node":
+                body["counter"] = job.counter
             payload = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
         except (CodecError, ValueError, UnicodeEncodeError) as exc:
             return ExecResult(
@@ -216,8 +234,23 @@ class ZygoteWorker:
                 detail=f"job is not plain data: {exc}",
                 flags=list(self.flags),
             )
-        header = {"op": "run", "timeout": job.timeout, "max_output": job.max_output}
-        raw = self.request(header, payload, job.timeout + RESPONSE_MARGIN_SECONDS)
+        header: dict[str, Any] = {
+            "op": "run",
+            "timeout": job.timeout,
+            "wall": job.wall_limit,
+            "max_output": job.max_output,
+        }
+        if job.runtime == "node":
+            if not self.node:
+                return ExecResult(
+                    status="sandbox_error",
+                    detail="this sandbox was made without node (make_sandbox(..., node=True))",
+                    flags=list(self.flags),
+                )
+            header |= node_header()
+        elif job.runtime != "python":
+            return ExecResult(status="sandbox_error", detail=f"unknown runtime {job.runtime!r}")
+        raw = self.request(header, payload, job.wall_limit + RESPONSE_MARGIN_SECONDS)
         result = decode_response(raw, len(job.calls))
         result.flags = list(self.flags)
         return result
@@ -226,10 +259,11 @@ class ZygoteWorker:
 class ProcessWorker(ZygoteWorker):
     """A zygote in a local child process: namespaced through the launcher, or (degraded) bare."""
 
-    def __init__(self, isolation: str = "namespaces") -> None:
+    def __init__(self, isolation: str = "namespaces", node: bool = False) -> None:
         if isolation not in ("namespaces", "none"):
             raise ValueError(f"unknown isolation {isolation!r}")
         self.isolation = isolation
+        self.node = node
         self.process: subprocess.Popen[bytes] | None = None
         self.scratch: str | None = None
         """Degraded mode: the private directory that is the zygote's cwd (removed with the worker)."""
@@ -247,6 +281,11 @@ class ProcessWorker(ZygoteWorker):
             config |= {"mode": "bare", "scratch": self.scratch, "subreaper": True}
         else:
             config |= runtime_view().to_config() | {"mode": "namespaces", "scratch": "/tmp"}
+            if self.node:
+                bound = {target for _, target, _ in config["binds"]}
+                config["binds"] = config["binds"] + [
+                    [b.source, b.target, b.is_dir] for b in node_binds() if b.target not in bound
+                ]
         return [sys.executable, "-I", "-S", "-B", "-c", LAUNCHER_SOURCE, json.dumps(config)]
 
     def start(self) -> None:
@@ -328,6 +367,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
     peaks = [p if type(p) is int and p >= 0 else None for p in peaks_raw]
     peaks += [None] * (n_calls - len(peaks))
     exit_code = raw.get("exit")
+    denied = [op for op in raw.get("denied") or [] if isinstance(op, str) and op in DENIED_OPS]
     return ExecResult(
         status=status,
         outcomes=outcomes,
@@ -336,6 +376,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
         exit=exit_code if type(exit_code) is int else None,
         wall=float(raw.get("wall") or 0.0),
         detail=str(raw.get("detail") or "")[:500],
+        denied=list(dict.fromkeys(denied)),
     )
 
 
@@ -413,8 +454,15 @@ class LocalSandbox(WorkerPool):
     name = "local"
 
     def __init__(
-        self, workers: int | None = None, isolation: str | None = None, require_isolation: bool | None = None
+        self,
+        workers: int | None = None,
+        isolation: str | None = None,
+        require_isolation: bool | None = None,
+        node: bool = False,
     ) -> None:
+        self.node = node
+        if node:
+            node_binary()  # NodeUnavailable now, not at the first run
         requested = isolation or os.environ.get("RLVR_SANDBOX_ISOLATION") or "auto"
         if requested not in ("auto", "namespaces", "none"):
             raise ValueError(f"isolation must be auto, namespaces or none, not {requested!r}")
@@ -437,4 +485,4 @@ class LocalSandbox(WorkerPool):
             super().__init__(workers)
 
     def make_worker(self) -> ZygoteWorker:
-        return ProcessWorker(self.isolation)
+        return ProcessWorker(self.isolation, node=self.node)

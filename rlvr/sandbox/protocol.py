@@ -3,6 +3,8 @@
 The stream is a sequence of frames (4-byte big-endian length + JSON). Every genuine message is
 `[token, kind, payload]` with the run's random token, which candidate code never sees. A message with
 a wrong token, a malformed frame or a malformed payload marks the run `protocol` (forged output).
+A `denied` message names an operation the sandbox refused (one of `DENIED_OPS`); it can only add a
+`sandbox:denied:<op>` flag to a verdict, never credit.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ import json
 import struct
 from typing import Any
 
+from rlvr.core.flags import DENIED_OPS
+
 
 def decode_child_stream(
     stream: bytes, token: str, status: str | None, exit_status: int | None, wall: float
 ) -> dict[str, Any]:
     """The run's summary: status ok / crash / load_error / protocol (or the zygote's timeout /
-    output_limit), per-call results, op counts and peak memory in call order, and a detail line."""
+    output_limit), per-call results, op counts and peak memory in call order, the operations the
+    sandbox refused (`denied`, in order), and a detail line."""
     results: dict[int, Any] = {}
+    denied: list[str] = []
     counts: dict[int, Any] = {}
     peaks: dict[int, Any] = {}
     detail = ""
@@ -45,6 +51,11 @@ def decode_child_stream(
                 results[index] = result
                 counts[index] = count
                 peaks[index] = peak
+            elif kind == "denied":
+                if type(payload) is not str or payload not in DENIED_OPS:
+                    raise ValueError("unknown denied operation")
+                if payload not in denied:
+                    denied.append(payload)
             elif kind == "done":
                 done = True
             else:
@@ -64,4 +75,5 @@ def decode_child_stream(
         "exit": exit_status,
         "wall": wall,
         "detail": detail,
+        "denied": denied,
     }

@@ -274,3 +274,44 @@ def build_program(machine: str | None = None) -> bytes | None:
             _insn(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS),
         ]
     return b"".join(head + body)
+
+
+# ---------------------------------------------------------------- node children: no new processes
+# Node needs threads (V8's platform workers, libuv), so the RLIMIT_NPROC=0 that stops a Python
+# candidate from forking cannot apply to it. Instead, the zygote's node child installs this second
+# filter (filters stack: both apply) just before it execs node: a clone that makes a thread
+# (CLONE_THREAD) is allowed, every other way to make a process is not (fork, vfork and clone without
+# CLONE_THREAD fail with EPERM; clone3, whose flags a filter cannot read, with ENOSYS so libc falls
+# back to clone). Node's child_process has nothing to run: the candidate never reaches it anyway.
+CLONE_THREAD = 0x00010000
+PROCESS_CALLS = {
+    "x86_64": {"clone": 56, "fork": 57, "vfork": 58, "clone3": 435},
+    "aarch64": {"clone": 220, "clone3": 435},
+}
+
+
+def build_thread_only_program(machine: str | None = None) -> bytes | None:
+    """The node child's extra filter for this (or the named) machine; None where unknown."""
+    name = machine or os.uname().machine
+    arch, numbers = ARCHES.get(name), PROCESS_CALLS.get(name)
+    if arch is None or numbers is None:
+        return None
+    deny = SECCOMP_RET_ERRNO | EPERM
+    program = [
+        _insn(BPF_LD_W_ABS, 0, 0, OFFSET_ARCH),
+        _insn(BPF_JEQ_K, 1, 0, arch.audit_arch),
+        _insn(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS),
+        _insn(BPF_LD_W_ABS, 0, 0, OFFSET_NR),
+        _insn(BPF_JEQ_K, 0, 1, numbers["clone3"]),
+        _insn(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS),
+        _insn(BPF_JEQ_K, 0, 4, numbers["clone"]),
+        _insn(BPF_LD_W_ABS, 0, 0, _low_word(0)),
+        _insn(BPF_JSET_K, 1, 0, CLONE_THREAD),
+        _insn(BPF_RET_K, 0, 0, deny),
+        _insn(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+    ]
+    for call in ("fork", "vfork"):
+        if call in numbers:
+            program += [_insn(BPF_JEQ_K, 0, 1, numbers[call]), _insn(BPF_RET_K, 0, 0, deny)]
+    program.append(_insn(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW))
+    return b"".join(program)

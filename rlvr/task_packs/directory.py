@@ -1,9 +1,13 @@
-"""Directory packs: `pack.toml` (name, family, version, description, optional [weights], [options])
-plus `tasks.jsonl`, one task a line. Every problem is reported with file, line and field."""
+"""Directory packs: `pack.toml` (name, family, version, description, optional language, [weights],
+[options]) plus `tasks.jsonl`, one task a line. Every problem is reported with file, line and field.
+
+A code pack with `language = "typescript"` (its name then contains `typescript` or ends in `-ts`) keeps
+the Python `reference` and `check`/`tests` as the trusted oracle; candidates are TypeScript, the prompt
+shows the TypeScript signature, and a line may add `ts_reference` (TypeScript, for the perf layer) and
+`forbid_any` (default true)."""
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -12,6 +16,9 @@ from typing import Any
 from rlvr.core.pack import Problem, TaskPack
 from rlvr.core.types import FAMILIES, Task
 from rlvr.specs.programs import ProgramSpecError, parse_spec
+from rlvr.task_packs.task_lines import need_str, read_task_lines
+
+LANGUAGES = ("python", "typescript")
 
 
 class PackValidationError(ValueError):
@@ -36,16 +43,6 @@ def register_family_schema(family: str, checker: Checker, hidden: HiddenBuilder)
     HIDDEN_BUILDERS[family] = hidden
 
 
-def need_str(line: dict[str, Any], name: str) -> list[tuple[str, str]]:
-    """A (field, message) problem unless `line[name]` is a non-empty string."""
-    value = line.get(name)
-    if value is None:
-        return [(name, "missing (required)")]
-    if not isinstance(value, str) or not value.strip():
-        return [(name, f"must be a non-empty string, got {type(value).__name__}")]
-    return []
-
-
 def _check_program(line: dict[str, Any]) -> list[tuple[str, str]]:
     try:
         parse_spec({"program": line["program"]})
@@ -68,6 +65,10 @@ def _check_code(line: dict[str, Any]) -> list[tuple[str, str]]:
             problems.append(("tests", 'must be a list of objects like {"args": [1, 2]}'))
     if check is not None and not isinstance(check, str):
         problems.append(("check", "must be Python source defining check(candidate)"))
+    if "ts_reference" in line and not isinstance(line["ts_reference"], str):
+        problems.append(("ts_reference", "must be TypeScript source defining the entry point"))
+    if "forbid_any" in line and not isinstance(line["forbid_any"], bool):
+        problems.append(("forbid_any", "must be true or false"))
     for name in ("reference", "check"):
         source = line.get(name)
         if isinstance(source, str):
@@ -87,6 +88,8 @@ def _hidden_code(line: dict[str, Any]) -> dict[str, Any]:
         "check": line.get("check"),
         "calls": [tuple(t["args"]) for t in line.get("tests") or []],
         "mode": line.get("mode", "hidden"),
+        # TypeScript packs (language = "typescript"): the reference and check stay Python (the oracle)
+        **{key: line[key] for key in ("ts_reference", "forbid_any") if key in line},
     }
 
 
@@ -130,6 +133,24 @@ def read_manifest(root: Path) -> tuple[dict[str, Any], list[Problem]]:
     for name in ("name", "family"):
         if not isinstance(manifest.get(name), str) or not manifest.get(name):
             problems.append(Problem(str(manifest_path), None, name, "missing or not a string (required)"))
+    language = manifest.get("language", "python")
+    if language not in LANGUAGES:
+        problems.append(
+            Problem(str(manifest_path), None, "language", f"must be one of {', '.join(LANGUAGES)}")
+        )
+    elif language == "typescript":
+        name = str(manifest.get("name") or "")
+        if manifest.get("family") != "code":
+            problems.append(Problem(str(manifest_path), None, "language", "typescript is for code packs"))
+        if "typescript" not in name and not name.endswith("-ts"):
+            problems.append(
+                Problem(
+                    str(manifest_path),
+                    None,
+                    "name",
+                    "a TypeScript pack's name contains `typescript` or ends in `-ts`",
+                )
+            )
     family = manifest.get("family")
     if isinstance(family, str) and family not in FAMILIES:
         problems.append(Problem(str(manifest_path), None, "family", f"must be one of {', '.join(FAMILIES)}"))
@@ -148,58 +169,11 @@ def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
     _ensure_family_schemas()
     if family in DIRECTORY_READERS:  # families whose tasks need more of the directory than tasks.jsonl
         return DIRECTORY_READERS[family](root)
-    path = root / "tasks.jsonl"
-    if not path.is_file():
-        return [], [Problem(str(path), None, None, "missing: a pack directory needs tasks.jsonl")]
-    tasks: list[Task] = []
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
     checker = TASK_CHECKERS.get(family)
     builder = HIDDEN_BUILDERS.get(family)
     if checker is None or builder is None:
         return [], [Problem(str(root / "pack.toml"), None, "family", f"no task schema for family {family!r}")]
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(
-                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
-                )
-                continue
-            if not isinstance(line, dict):
-                problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
-                continue
-            line_problems = need_str(line, "id") + need_str(line, "prompt") + checker(line)
-            difficulty = line.get("difficulty", 1)
-            if not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5:
-                line_problems.append(("difficulty", "must be an integer from 1 to 5"))
-            split = line.get("split", "test")
-            if split not in ("train", "test"):
-                line_problems.append(("split", 'must be "train" or "test"'))
-            task_id = line.get("id")
-            if isinstance(task_id, str) and task_id in seen:
-                line_problems.append(("id", f"duplicate of line {seen[task_id]}"))
-            problems += [Problem(str(path), number, f, m) for f, m in line_problems]
-            if line_problems:
-                continue
-            seen[line["id"]] = number
-            tasks.append(
-                Task(
-                    id=line["id"],
-                    prompt=line["prompt"],
-                    family=family,
-                    difficulty=difficulty,
-                    split=split,
-                    hidden=builder(line),
-                    meta=dict(line.get("meta") or {}),
-                )
-            )
-    if not tasks and not problems:
-        problems.append(Problem(str(path), None, None, "holds no tasks"))
-    return tasks, problems
+    return read_task_lines(root / "tasks.jsonl", family, checker, builder)
 
 
 def validate_directory(root: str | Path) -> list[Problem]:
@@ -220,6 +194,7 @@ class DirectoryPack(TaskPack):
             raise PackValidationError(problems)
         self.name = str(manifest["name"])
         self.family = str(manifest["family"])
+        self.language = str(manifest.get("language", "python"))
         self.version = str(manifest.get("version", "1"))
         self.description = str(manifest.get("description", ""))
         self.weights = (

@@ -15,13 +15,17 @@ ENTRY_POINT_GROUP = "rlvr.task_packs"
 # name -> "module:attribute"; the attribute is a TaskPack subclass or a zero-argument factory.
 BUILTIN_PACKS: dict[str, str] = {
     "humaneval": "rlvr.task_packs.humaneval:HumanEvalPack",
+    "humaneval-ts": "rlvr.task_packs.humaneval_ts:HumanEvalTsPack",
     "kata": "rlvr.task_packs.kata:KataPack",
+    "kata-ts": "rlvr.task_packs.kata_ts:KataTsPack",
     "math-procedural": "rlvr.task_packs.math_procedural:MathProceduralPack",
     "sql-shop": "rlvr.task_packs.sql_shop:SQLShopPack",
     "tool-worlds": "rlvr.task_packs.tool_tasks:ToolWorldsPack",
     "proof-identities": "rlvr.task_packs.proof_identities:ProofIdentitiesPack",
     "reasoning-gym": "rlvr.task_packs.math_reasoning_gym:ReasoningGymPack",
     "tiny-functions": "rlvr.task_packs.tiny_functions:TinyFunctionsPack",
+    "tiny-hacking": "rlvr.task_packs.tiny_hacking:TinyHackingPack",
+    "tiny-hacking-weak": "rlvr.task_packs.tiny_hacking:TinyHackingWeakPack",
     "repo-tasks": "rlvr.task_packs.repo_tasks:RepoTasksPack",
 }
 

@@ -24,7 +24,24 @@ PANELS: dict[str, list[str]] = {
     "tool_calls": [],  # one line per tool name (the `tool_calls/<name>` keys)
     "episode_length": ["episode_tokens_passed", "episode_tokens_failed", "tokens_per_turn"],
     "episode_end": ["ended_by_token_budget", "ended_by_turn_limit"],
+    # reward hacking: the hacking gap and one line per exploit flag seen (the `exploit/<flag>` keys)
+    "hacking": [],
 }
+
+
+def panel_keys(records: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each panel's metric keys; the tool-call and hacking panels take theirs from the records."""
+    tool_keys = sorted({k for r in records for k in r if k.startswith("tool_calls/")})
+    exploit_keys = sorted({k for r in records for k in r if k.startswith("exploit/")})
+    dynamic = {"tool_calls": tool_keys, "hacking": ["hacking_gap", *exploit_keys]}
+    return {name: keys or dynamic.get(name, []) for name, keys in PANELS.items()}
+
+
+def series(records: list[dict[str, Any]], key: str) -> list[tuple[int, float]]:
+    """(step, value) where measured; a step where no sample carried an exploit flag has rate 0
+    (the trainer logs only the flags that occur)."""
+    values = [r.get(key, 0.0 if key.startswith("exploit/") else None) for r in records]
+    return [(r["step"], v) for r, v in zip(records, values, strict=True) if v is not None]
 
 
 def plot_metrics(records: list[dict[str, Any]], out_dir: Path) -> list[Path]:
@@ -35,17 +52,15 @@ def plot_metrics(records: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    steps = [r["step"] for r in records]
     written: list[Path] = []
-    tool_keys = sorted({k for r in records for k in r if k.startswith("tool_calls/")})
-    panels = {name: keys or (tool_keys if name == "tool_calls" else []) for name, keys in PANELS.items()}
+    panels = panel_keys(records)
     rows = math.ceil(len(panels) / 4)
     figure, axes = plt.subplots(rows, 4, figsize=(20, 3.5 * rows))
     for axis, (panel, keys) in zip(axes.flat, panels.items(), strict=False):
         single, single_axis = plt.subplots(figsize=(6, 4))
         for target in (axis, single_axis):
             for key in keys:
-                points = [(s, r[key]) for s, r in zip(steps, records, strict=True) if r.get(key) is not None]
+                points = series(records, key)
                 if points:
                     target.plot([p[0] for p in points], [p[1] for p in points], label=key, marker=".")
             target.set_title(panel)

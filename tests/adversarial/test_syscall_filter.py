@@ -128,9 +128,11 @@ def attempts():
 
 
 def unguarded_zygote(source: str) -> str:
-    weakened = source.replace("    install_audit_hook()\n    source, entry", "    source, entry")
+    hooked = '    note = install_audit_hook(lambda op: send("denied", op))\n'
+    assert source.count(hooked) == 1
+    weakened = source.replace(hooked, "    note = lambda op: None\n")
     weakened = weakened.replace("for name in POSIX_REMOVED:", "for name in ():")
-    assert weakened.count("install_audit_hook()") == 0 and weakened != source
+    assert "install_audit_hook(lambda" not in weakened and weakened != source
     return weakened
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
@@ -72,6 +73,9 @@ class CodeGrader(Grader):
         defaults = {**CODE_WEIGHTS, **({} if o.types else {"types": 0.0})}
         self.weights = normalized_weights(o.weights, defaults, CODE_GATES)
         self.visible_feedback = o.feedback == "visible"
+        # the deliberately weak mode: the reward sees only the prompt's examples (perf leaves it)
+        self.weak_verifier = o.verifier == "visible"
+        self.weak_weights = normalized_weights({**self.weights, "perf": 0.0}, defaults, CODE_GATES)
         self.timeout = float(o.timeout or DEFAULT_TIMEOUT_SECONDS)
         self.sandbox = make_sandbox(o.sandbox, o.jobs, o.runtime) if isinstance(o.sandbox, str) else o.sandbox
         self.type_checker = TypeChecker() if self.weights["types"] > 0 else None
@@ -109,6 +113,11 @@ class CodeGrader(Grader):
         ]
 
     def _grade_programs(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        if self.weak_verifier:
+            return [
+                Verdict.failure(t.id, "verifier='visible' grades function tasks only", fault="grader")
+                for t in tasks
+            ]
         out: list[Verdict | None] = [None] * len(tasks)
         runnable = []
         for index, completion in enumerate(completions):
@@ -294,6 +303,8 @@ class CodeGrader(Grader):
             )
 
         flags = item.flags() + list(getattr(result, "flags", []) or [])
+        denied = [op for op in getattr(result, "denied", []) or [] if op in DENIED_OPS]
+        flags += [denied_flag(op) for op in denied]  # flags only: a refusal never earns credit
         errors: list[str] = []
         if types is not None:
             components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
@@ -333,7 +344,23 @@ class CodeGrader(Grader):
                         Path(self.counterexample_db), task.id, outcome.counterexample["input"]
                     )
 
-        if outcome is not None and outcome.passed:
+        weights = self.weights
+        weak = self.weak_verifier and outcome is not None
+        if weak:  # the reward checks the visible examples only; `passed` stays the hidden tests'
+            weights = self.weak_weights
+            score = 0.0 if result.status == "protocol" else item.oracle.visible_score(result.outcomes)
+            if score is None:
+                errors.append(
+                    "verifier='visible' cannot grade this task: its prompt shows no example among its calls"
+                )
+                score = 0.0
+            components["tests"] = Component(score, 1.0, "the prompt's visible examples only")
+            components["perf"] = Component(0.0, 0.0, "not scored: verifier='visible'")
+            feedback = "" if score == 1.0 else CANDIDATE_FAULTS.get(result.status, "a visible example failed")
+            flags.append("verifier:visible")
+        if denied:  # say plainly what was refused (operation names only, nothing hidden)
+            feedback = "; ".join(part for part in (denial_feedback(denied), feedback) if part)
+        if outcome is not None and outcome.passed and not weak:
             reference_counts = self._reference_counts.get(task.id)
             if reference_counts is None:
                 errors.append("perf layer failed: the reference could not be measured")
@@ -342,11 +369,14 @@ class CodeGrader(Grader):
                 components["perf"] = Component(perf.score, 1.0, perf.detail)
 
         scores = {name: c.fraction for name, c in components.items()}
-        reward, failed = gated_reward(scores, self.weights, CODE_GATES)
+        reward, failed = gated_reward(scores, weights, CODE_GATES)
+        passed = not failed and not result.sandbox_error
+        if weak:  # the hidden tests' result, recorded beside a reward they did not decide
+            passed = outcome is not None and outcome.passed
         return Verdict(
             task_id=task.id,
             reward=reward,
-            passed=not failed and not result.sandbox_error,
+            passed=passed,
             components=components,
             gates=failed,
             feedback=feedback,

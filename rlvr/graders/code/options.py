@@ -18,10 +18,19 @@ class CodeOptions(GraderOptions):
     task's own calls only (no generated hidden tests), a PropertyConfig tunes generation;
     `counterexample_db` is a directory where inputs that caught a program are recorded and replayed
     first by later graders; `extra_calls(task)` adds hidden argument tuples; `feedback` "visible"
-    puts a counterexample in the feedback (kata's visible-feedback mode)."""
+    puts a counterexample in the feedback (kata's visible-feedback mode).
+
+    `verifier` "visible" is a DELIBERATELY WEAK mode for demos and reward-hacking research: the
+    tests layer checks only the examples the prompt shows (doctest `>>> f(x)` lines and prose
+    `f(x) == y`), so a program that hard-codes them earns full test credit. The hidden tests still run
+    and decide `Verdict.passed` (so the hacking gap, visible pass rate minus hidden pass rate, stays
+    measurable) but they do not enter the reward, and neither does perf (it is measured on hidden
+    inputs). Every verdict carries the caveat flag `verifier:visible`. Function tasks only; never
+    use it to train a model you mean to keep."""
 
     types: bool = True
     properties: bool | PropertyConfig = True
     counterexample_db: str | Path | None = None
     extra_calls: Callable[[Task], Sequence[tuple[Any, ...]]] | None = None
     feedback: Literal["hidden", "visible"] = "hidden"
+    verifier: Literal["hidden", "visible"] = "hidden"

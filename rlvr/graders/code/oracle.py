@@ -146,6 +146,27 @@ class CodeOracle:
             except Exception as exc:
                 self.perf_expected.append(Expected(raises=type(exc).__name__))
 
+    def keep_generated(self, keep: Callable[[tuple[Any, ...], Expected], bool]) -> None:
+        """Drop the generated calls (and growth calls) `keep` rejects; the task's own calls stay.
+        (A second language keeps only the inputs and outputs it can represent.) Growth calls are
+        dropped wholesale when fewer than two distinct sizes would remain."""
+        start = self.generated_start
+        if start is not None:
+            kept = [i for i in range(start, len(self.calls)) if keep(self.calls[i], self.expected[i])]
+            self.calls = self.calls[:start] + [self.calls[i] for i in kept]
+            self.expected = self.expected[:start] + [self.expected[i] for i in kept]
+            self._visible_indices = None
+        chosen = [
+            i
+            for i, (args, expected) in enumerate(zip(self.perf_calls, self.perf_expected, strict=False))
+            if keep(args, expected)
+        ]
+        if len({self.perf_sizes[i] for i in chosen}) < 2:
+            chosen = []
+        self.perf_calls = [self.perf_calls[i] for i in chosen]
+        self.perf_expected = [self.perf_expected[i] for i in chosen]
+        self.perf_sizes = tuple(self.perf_sizes[i] for i in chosen)
+
     def perf_agrees(self, outcomes: Sequence[CallOutcome | None]) -> bool:
         """Whether the candidate answered every growth input like the reference (a fast wrong
         answer on big inputs earns no perf credit)."""
@@ -242,6 +263,14 @@ class CodeOracle:
         if not self._visible_indices:
             return None
         return all(i < len(outcomes) and self._matches(i, outcomes[i]) for i in self._visible_indices)
+
+    def visible_score(self, outcomes: Sequence[CallOutcome | None]) -> float | None:
+        """The fraction of shown examples (among the calls) the candidate gets right; None when the
+        prompt shows none of them (the weak `verifier = "visible"` mode's test score)."""
+        if self.visible_agreement(outcomes) is None or not self._visible_indices:
+            return None
+        right = sum(i < len(outcomes) and self._matches(i, outcomes[i]) for i in self._visible_indices)
+        return right / len(self._visible_indices)
 
     def shown_examples(self) -> list[VisibleExample]:
         return list(self._prompt_examples)

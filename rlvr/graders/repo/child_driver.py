@@ -6,8 +6,11 @@ This file is never imported by the grader. Its *text* is the candidate source of
 call, in order, in the same process. The first call is always ("install", files) — the repository as
 a dict {relative path: source} — which installs an in-memory importer so `import pkg.module` finds the
 repository's modules without any file on disk. Later calls run one operation each and return plain
-data: a hidden scenario ("scenario"), the visible tests ("tests"), a snippet ("python"), or a regex
-search ("search", here so that a hostile pattern can only stall the sandbox, never the grader).
+data: a hidden scenario ("scenario"), the visible tests ("tests"), a snippet ("python"), a regex
+search ("search", here so that a hostile pattern can only stall the sandbox, never the grader), or a
+perf scenario: "prepare" imports its target afresh, "measure" runs it on those modules keeping its
+results as they are, "collect" returns them as plain data (in a traced job the sandbox counts the
+operations of each call; only "measure"'s count is scored).
 
 Standard library only; nothing here is trusted by the grader beyond "the result is plain data":
 scenario results are compared, in the trusted process, with the same scenarios run against the
@@ -204,9 +207,16 @@ def resolve(target):
     return value
 
 
+def as_is(value, depth=0):
+    return value
+
+
+CONVERT = [plain]  # how outcomes are turned into data: `plain`, or `as_is` while a perf scenario runs
+
+
 def outcome(function, *args, **kwargs):
     try:
-        return {"value": plain(function(*args, **kwargs))}
+        return {"value": CONVERT[0](function(*args, **kwargs))}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         return {"raises": type(exc).__name__}
 
@@ -331,7 +341,22 @@ def repo_driver(op, arg):
         sys.meta_path.insert(0, importer)
         STATE["importer"] = importer
         return sorted(importer.modules)
+    if op == "measure":
+        # a perf scenario, run with the modules `prepare` imported and its results kept as they are:
+        # the counted operations of this call are the scenario's own work, not the repository's
+        # import nor the conversion of its results to plain data (that is "collect", counted apart)
+        CONVERT[0] = as_is
+        try:
+            STATE["measured"] = run_scenario(arg)
+        finally:
+            CONVERT[0] = plain
+        return None
+    if op == "collect":
+        return plain(STATE.pop("measured", None))
     STATE["importer"].forget()
+    if op == "prepare":
+        resolve(arg["target"])
+        return None
     if op == "scenario":
         return run_scenario(arg)
     if op == "tests":

@@ -83,9 +83,14 @@ class TaskDraft:
     base_edits: dict[str, str | None] = field(default_factory=dict)
     reference_edits: dict[str, str | None] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    domains: list[dict[str, Any]] = field(default_factory=list)
+    perf: list[dict[str, Any]] = field(default_factory=list)
 
     def to_line(self) -> dict[str, Any]:
-        return {
+        extra: dict[str, Any] = {"domains": self.domains} if self.domains else {}
+        if self.perf:
+            extra["perf"] = self.perf
+        return extra | {
             "id": self.id,
             "prompt": self.issue,
             "repo": self.repo,
@@ -444,6 +449,27 @@ def _renamed_scenario(scenario: dict[str, Any], old: str, new: str) -> dict[str,
     if out.get("steps"):
         out["steps"] = [[new if method == old else method, args] for method, args in out["steps"]]
     return out
+
+
+def task_domains(spec: dict[str, Any], draft: TaskDraft) -> list[dict[str, Any]]:
+    """The spec's declared input domains for one task (a rename task's targets use the new name)."""
+    domains = json.loads(json.dumps(spec.get("domains") or []))
+    if draft.kind == "rename":
+        old, new = draft.meta["rename"]
+        for domain in domains:
+            module, _, attribute = domain["target"].partition(":")
+            domain["target"] = module + ":" + re.sub(rf"\b{re.escape(old)}\b", new, attribute)
+    return domains
+
+
+def task_perf(spec: dict[str, Any], draft: TaskDraft) -> list[dict[str, Any]]:
+    """The spec's perf scenarios declared for this task (`"perf": [{"tasks": [id, ...], "scenario":
+    {...}}]`; the scenario in its compact `$repeat` form, see rlvr/specs/repo_perf.py)."""
+    return [
+        json.loads(json.dumps(entry["scenario"]))
+        for entry in spec.get("perf") or []
+        if draft.id in entry.get("tasks", [])
+    ]
 
 
 def rename_tasks(

@@ -8,29 +8,49 @@ prints, returns as an exit code, or writes decides anything; the hidden spec nev
 that runs candidate code, and no file of the workspace exists on any disk while that code runs.
 
 Task hidden spec: `base` and `reference` ({path: source}), `scenarios` (see child_driver.py for the
-kinds: call, object, cli, sqlite), `protected` (glob patterns no edit may touch).
+kinds: call, object, cli, sqlite), `domains` (declared inputs of public functions; hypothesis generates
+more call scenarios from them, see rlvr/specs/repo_domains.py), `perf` (scenarios run with counted
+operations, see below), `protected` (glob patterns no edit may touch).
+
+Perf (tasks that declare perf scenarios; not a gate): each perf scenario runs in a traced sandbox job on
+the candidate's repository and on the reference state (deterministic Python line/call counts, returned
+as plain data beside the outcomes). A scenario whose outcome differs from the reference's scores 0;
+otherwise its counts are banded with the single-function rule (`rlvr.graders.code.perf.ops_score`: full
+credit up to 2x the reference's count, then allowance / candidate), and the perf component is the mean
+over the scenarios. Tasks without perf scenarios give perf no weight (their rewards are unchanged).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.graders.code.evasions import type_check_evasions
+from rlvr.graders.code.perf import ops_score
 from rlvr.graders.code.syntax import analyze
 from rlvr.graders.compose import gated_reward, normalized_weights
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
-from rlvr.graders.repo.runner import build_sandbox, run_ops, same_value
-from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
+from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool
+from rlvr.specs.repo_domains import domain_scenarios
 
-REPO_WEIGHTS: dict[str, float] = {"patch": 0.05, "syntax": 0.05, "types": 0.2, "behaviour": 0.7}
+REPO_WEIGHTS: dict[str, float] = {
+    "patch": 0.05,
+    "syntax": 0.05,
+    "types": 0.2,
+    "behaviour": 0.7,
+    "perf": 0.1,  # only for tasks with perf scenarios (others: weight 0, the rest renormalized)
+}
 REPO_GATES: tuple[str, ...] = ("patch", "syntax", "types", "behaviour")
 DEFAULT_TIMEOUT = 10.0
 MAX_FEEDBACK_ITEMS = 3
@@ -62,6 +82,56 @@ def protected_patterns(task: Task) -> tuple[str, ...]:
     return tuple(DEFAULT_PROTECTED) + tuple(task.hidden.get("protected") or ())
 
 
+@dataclass(frozen=True)
+class PerfMeasure:
+    """One perf scenario on one repository state: its outcome as plain data, the operations its run
+    took ("measure") and those of turning its results into plain data ("collect")."""
+
+    value: Any
+    ops: int
+    conversion: int
+
+
+def perf_measures(result: ExecResult, size: int) -> list[PerfMeasure | None]:
+    """Each of `size` perf scenarios run by `perf_ops` (scenario i: calls 3i+1 prepare, 3i+2 measure,
+    3i+3 collect), or None where it did not finish."""
+    measures: list[PerfMeasure | None] = []
+    for index in range(size):
+        calls = range(3 * index + 1, 3 * index + 4)
+        outcomes = [result.outcomes[c] if c < len(result.outcomes) else None for c in calls]
+        counts = [result.counts[c] if c < len(result.counts) else None for c in calls]
+        collected = outcomes[2]
+        if any(o is None or not o.ok for o in outcomes[1:]) or collected is None:
+            measures.append(None)
+        elif type(counts[1]) is not int or type(counts[2]) is not int:
+            measures.append(None)
+        else:
+            measures.append(PerfMeasure(collected.value, int(counts[1] or 0), int(counts[2] or 0)))
+    return measures
+
+
+def perf_component(reference: list[PerfMeasure], result: ExecResult) -> tuple[Component, list[str]]:
+    """The perf component of a candidate's traced run: each scenario that gives the reference's
+    outcome is banded on its counted operations (`ops_score`); a differing or unfinished one scores 0.
+    The candidate's count is its run's operations plus whatever its results' conversion to plain data
+    took beyond the reference's (equal results convert alike; work hidden in a lazy attribute does not
+    escape the count)."""
+    flags = [] if result.status == "ok" else [f"{result.status}:perf"]
+    scores: list[float] = []
+    notes: list[str] = []
+    for index, (want, got) in enumerate(zip(reference, perf_measures(result, len(reference)), strict=True)):
+        if got is None or not same_value(want.value, got.value):
+            scores.append(0.0)
+            notes.append(f"perf scenario {index + 1}: " + ("did not finish" if got is None else "differs"))
+            continue
+        ops = got.ops + max(0, got.conversion - want.conversion)
+        measured = ops_score([want.ops], [ops])
+        scores.append(measured.score)
+        notes.append(f"perf scenario {index + 1}: {measured.detail}")
+    score = sum(scores) / len(scores) if scores else 0.0
+    return Component(score, 1.0, "; ".join(notes[:MAX_FEEDBACK_ITEMS])), flags
+
+
 class RepoGrader(Grader):
     """Grades patch-mode completions (`grade_many`) and agent-mode final states (`grade_state`)."""
 
@@ -71,17 +141,20 @@ class RepoGrader(Grader):
 
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)
-        self.weights = normalized_weights(self.options.weights, REPO_WEIGHTS, REPO_GATES)
+        chosen = dict(self.options.weights or {})
         if not self.options.types:
-            self.weights = normalized_weights(
-                dict(self.options.weights or {}) | {"types": 0.0}, REPO_WEIGHTS, REPO_GATES
-            )
+            chosen["types"] = 0.0
+        self.weights = normalized_weights(chosen, REPO_WEIGHTS, REPO_GATES)
+        self.weights_without_perf = normalized_weights(chosen | {"perf": 0.0}, REPO_WEIGHTS, REPO_GATES)
         self.timeout = float(self.options.timeout or DEFAULT_TIMEOUT)
         self._sandbox: WorkerPool | None = None
         self._owns_sandbox = False
         self._types: RepoTypeChecker | None = None
         self._reference: dict[str, list[Any]] = {}
+        self._reference_perf: dict[str, list[PerfMeasure]] = {}
         self._lock = threading.Lock()
+        self._types_pool: ThreadPoolExecutor | None = None
+        self._types_pool_pid = 0
 
     # ------------------------------------------------------------------ shared machinery
     @property
@@ -97,19 +170,38 @@ class RepoGrader(Grader):
     def type_checker(self) -> RepoTypeChecker:
         with self._lock:
             if self._types is None:
-                self._types = RepoTypeChecker(timeout=self.options.type_timeout)
+                self._types = RepoTypeChecker(
+                    timeout=self.options.type_timeout, engine=self.options.type_engine
+                )
             return self._types
+
+    @property
+    def types_pool(self) -> ThreadPoolExecutor:
+        """Threads that run whole-repo pyright alongside the sandbox; a fresh pool in a forked child
+        (the parent's threads do not exist there)."""
+        with self._lock:
+            if self._types_pool is None or self._types_pool_pid != os.getpid():
+                self._types_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="rlvr-repo-types")
+                self._types_pool_pid = os.getpid()
+            return self._types_pool
 
     def run(
         self, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float | None = None
     ) -> ExecResult:
         return run_ops(self.sandbox, files, ops, timeout or self.timeout)
 
+    def scenarios(self, task: Task) -> list[dict[str, Any]]:
+        """The task's hidden scenarios: its listed ones, then those hypothesis generates from its
+        declared input domains (deterministic; computed here, in the trusted process)."""
+        return list(task.hidden.get("scenarios") or []) + domain_scenarios(
+            list(task.hidden.get("domains") or [])
+        )
+
     def reference_outcomes(self, task: Task) -> list[Any]:
         cached = self._reference.get(task.id)
         if cached is not None:
             return cached
-        scenarios = list(task.hidden.get("scenarios") or [])
+        scenarios = self.scenarios(task)
         result = self.run(task.hidden["reference"], [("scenario", s) for s in scenarios])
         values = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
         if result.status != "ok" or any(v is None for v in values):
@@ -118,6 +210,22 @@ class RepoGrader(Grader):
             )
         self._reference[task.id] = values
         return values
+
+    def reference_perf(self, task: Task) -> list[PerfMeasure]:
+        """The task's perf scenarios measured on the reference state (once per task)."""
+        cached = self._reference_perf.get(task.id)
+        if cached is not None:
+            return cached
+        scenarios = list(task.hidden.get("perf") or [])
+        result = self.sandbox.run(ops_job(task.hidden["reference"], perf_ops(scenarios), self.timeout, True))
+        measures = perf_measures(result, len(scenarios))
+        if result.status != "ok" or any(m is None for m in measures):
+            raise ReferenceFault(
+                f"reference state of {task.id} failed its perf scenarios: {result.status} {result.detail}"
+            )
+        measured = [m for m in measures if m is not None]
+        self._reference_perf[task.id] = measured
+        return measured
 
     # ------------------------------------------------------------------ grading
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
@@ -139,8 +247,9 @@ class RepoGrader(Grader):
                 feedback=f"the patch does not apply: {str(exc)[:300]}",
                 timings={"patch": time.perf_counter() - started},
             )
+        patching = time.perf_counter() - started
         verdict = self.grade_state(task, workspace.files)
-        verdict.timings["patch"] = time.perf_counter() - started - sum(verdict.timings.values())
+        verdict.timings["patch"] = patching
         return verdict
 
     def grade_state(self, task: Task, files: dict[str, str]) -> Verdict:
@@ -194,37 +303,29 @@ class RepoGrader(Grader):
             )
         components["syntax"] = Component(1.0, 1.0)
 
-        started = time.perf_counter()
+        # Whole-repo pyright (another process) and the behaviour scenarios (a sandbox child) are
+        # independent: they run at the same time, so a submit costs the slower of the two.
         feedback: list[str] = []
-        if self.options.types:
-            base_report = self.type_checker.check(base)
-            if base_report.failure is not None:
-                return Verdict.failure(
-                    task.id, f"pyright failed on the base state: {base_report.failure}", fault="grader"
-                )
-            report = self.type_checker.check(files)
-            if report.failure == "timeout":
-                flags.append("timeout:types")
-                components["types"] = Component(0.0, 1.0, "pyright timed out on this repository")
-            elif report.failure is not None:
-                return Verdict.failure(task.id, f"pyright failed: {report.failure}", fault="grader")
-            else:
-                introduced = report.count_introduced_over(base_report) + evasions
-                detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
-                components["types"] = Component(1.0 / (1.0 + introduced), 1.0, detail)
-                if introduced:
-                    feedback.append(f"{introduced} type error(s) introduced: {detail}")
-        else:
+        typing = (
+            self.types_pool.submit(self._type_gate, task, base, files, evasions)
+            if self.options.types
+            else None
+        )
+        try:
+            behaviour, perf_result = self._behaviour(task, files)
+        finally:
+            types_outcome = typing.result() if typing is not None else None
+        if types_outcome is None:
             components["types"] = Component(1.0, 1.0, "disabled")
-        timings["types"] = time.perf_counter() - started
-
-        started = time.perf_counter()
-        expected = self.reference_outcomes(task)
-        scenarios = list(task.hidden.get("scenarios") or [])
-        # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
-        # the hacking gap) but never rewarded — they share a process with the candidate's code.
-        result = self.run(files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})])
-        timings["behaviour"] = time.perf_counter() - started
+            timings["types"] = 0.0
+        else:
+            component, type_flags, type_feedback, fault, timings["types"] = types_outcome
+            if fault is not None:
+                return Verdict.failure(task.id, fault, fault="grader")
+            components["types"] = component
+            flags += type_flags
+            feedback += type_feedback
+        result, expected, scenarios, timings["behaviour"] = behaviour
         if result.sandbox_error or result.status == "load_error":
             return Verdict.failure(
                 task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox"
@@ -246,8 +347,22 @@ class RepoGrader(Grader):
         components["behaviour"] = Component(
             matched / len(scenarios) if scenarios else 0.0, 1.0, f"{matched}/{len(scenarios)}"
         )
+        weights = self.weights_without_perf
+        if perf_result is None:
+            components["perf"] = Component(1.0, 1.0, "no perf scenarios")
+        else:
+            if perf_result.sandbox_error:
+                return Verdict.failure(
+                    task.id, f"sandbox failed: {perf_result.detail or perf_result.status}", fault="sandbox"
+                )
+            component, perf_flags = perf_component(self.reference_perf(task), perf_result)
+            components["perf"] = component
+            flags += perf_flags
+            weights = self.weights
+            if component.fraction < 1.0 and len(feedback) < MAX_FEEDBACK_ITEMS:
+                feedback.append(f"slower than the reference ({component.detail})")
         scores = {name: c.fraction for name, c in components.items()}
-        reward, failed = gated_reward(scores, self.weights, REPO_GATES)
+        reward, failed = gated_reward(scores, weights, REPO_GATES)
         tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
         visible_passed = None
         if tests is not None and tests.ok and isinstance(tests.value, dict) and tests.value.get("passed", 0):
@@ -264,11 +379,60 @@ class RepoGrader(Grader):
             flags=sorted(set(flags)),
         )
 
+    def _type_gate(
+        self, task: Task, base: dict[str, str], files: dict[str, str], evasions: int
+    ) -> tuple[Component, list[str], list[str], str | None, float]:
+        """(types component, flags, feedback, grader fault or None, seconds) of whole-repo pyright."""
+        started = time.perf_counter()
+        base_report = self.type_checker.check(base)
+        if base_report.failure is not None:
+            fault = f"pyright failed on the base state: {base_report.failure}"
+            return Component(0.0, 1.0), [], [], fault, time.perf_counter() - started
+        report = self.type_checker.check(files)
+        seconds = time.perf_counter() - started
+        if report.failure in CANDIDATE_FAILURES:
+            # pyright timed out or died on this state while a trivial repository checks fine:
+            # the candidate's content did it (pyright never executes it) - a scored failure.
+            component = Component(0.0, 1.0, f"pyright {report.failure} on this repository")
+            return component, [f"{report.failure}:types"], [], None, seconds
+        if report.failure is not None:
+            return Component(0.0, 1.0), [], [], f"pyright failed: {report.failure}", seconds
+        introduced = report.count_introduced_over(base_report) + evasions
+        detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
+        feedback = [f"{introduced} type error(s) introduced: {detail}"] if introduced else []
+        return Component(1.0 / (1.0 + introduced), 1.0, detail), [], feedback, None, seconds
+
+    def _behaviour(
+        self, task: Task, files: dict[str, str]
+    ) -> tuple[tuple[ExecResult, list[Any], list[dict[str, Any]], float], ExecResult | None]:
+        """The hidden scenarios (then the visible tests) run on `files` in one sandbox child; the
+        perf scenarios, if any, in another (traced) child at the same time."""
+        started = time.perf_counter()
+        expected = self.reference_outcomes(task)
+        scenarios = self.scenarios(task)
+        perf = list(task.hidden.get("perf") or [])
+        if perf:
+            self.reference_perf(task)
+        # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
+        # the hacking gap) but never rewarded — they share a process with the candidate's code.
+        job = ops_job(
+            files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})], self.timeout
+        )
+        if not perf:
+            result, perf_result = self.sandbox.run(job), None
+        else:
+            traced = ops_job(files, perf_ops(perf), self.timeout, trace=True)
+            result, perf_result = self.sandbox.run_many([job, traced])
+        return (result, expected, scenarios, time.perf_counter() - started), perf_result
+
     def close(self) -> None:
         with self._lock:
             sandbox, owned, types = self._sandbox, self._owns_sandbox, self._types
-            self._sandbox, self._types = None, None
+            pool, pool_pid = self._types_pool, self._types_pool_pid
+            self._sandbox, self._types, self._types_pool = None, None, None
         if sandbox is not None and owned:
             sandbox.close()
         if types is not None:
             types.close()
+        if pool is not None and pool_pid == os.getpid():
+            pool.shutdown(wait=False)

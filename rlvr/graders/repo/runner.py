@@ -13,12 +13,28 @@ DRIVER_SOURCE = (Path(__file__).parent / "child_driver.py").read_text()
 DRIVER_ENTRY = "repo_driver"
 
 
+def ops_job(files: dict[str, str], ops: list[tuple[str, Any]], timeout: float, trace: bool = False) -> Job:
+    """The job that installs `files` in a fresh child and runs `ops` in order; outcome i+1 answers
+    ops[i] (with `trace`, count i+1 is the number of Python operations ops[i] took)."""
+    calls: list[tuple[Any, ...]] = [("install", dict(files))] + [(op, arg) for op, arg in ops]
+    return Job(source=DRIVER_SOURCE, entry=DRIVER_ENTRY, calls=calls, timeout=timeout, trace=trace)
+
+
 def run_ops(
     sandbox: WorkerPool, files: dict[str, str], ops: list[tuple[str, Any]], timeout: float
 ) -> ExecResult:
     """Install `files` in a fresh child and run `ops` in order; outcome i+1 answers ops[i]."""
-    calls: list[tuple[Any, ...]] = [("install", dict(files))] + [(op, arg) for op, arg in ops]
-    return sandbox.run(Job(source=DRIVER_SOURCE, entry=DRIVER_ENTRY, calls=calls, timeout=timeout))
+    return sandbox.run(ops_job(files, ops, timeout))
+
+
+def perf_ops(scenarios: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """Each perf scenario as ("prepare", s), ("measure", s), ("collect", None): scenario i's counted
+    operations are those of call 3i+2 (its "measure"), its outcome is the value of call 3i+3."""
+    return [
+        op
+        for scenario in scenarios
+        for op in (("prepare", scenario), ("measure", scenario), ("collect", None))
+    ]
 
 
 def build_sandbox(kind: Any, jobs: int | None, runtime: str | None) -> tuple[WorkerPool, bool]:

@@ -1,11 +1,18 @@
 """pyright over a whole repository: which type errors does a candidate state introduce relative to the
 base state? A rename that breaks a caller in another module shows up here even if no scenario calls it.
 
-Each check writes the repository's Python files (comments blanked, so no `# pyright:` directive or
-`# type: ignore` buys anything) into a fresh temporary directory and runs one `pyright --outputjson`
-over it, isolated as the single-file type layer is (empty virtualenv, no python on PATH, own HOME).
-The directory is removed when the check ends, whatever happens. Results are cached by content hash,
-so the base state of a task is checked once.
+Each check sees the repository's Python files with comments blanked (so no `# pyright:` directive or
+`# type: ignore` buys anything), under pyright isolated as the single-file type layer is (empty
+virtualenv, no python on PATH, own HOME). Two engines give the same reports:
+
+- "server" (default): one warm `pyright-langserver` per checker, fed only the files that differ from
+  the state it checked last (see `types_server.py`); a submit costs tens of milliseconds.
+- "cli": one `pyright --outputjson` per check over a fresh temporary directory, removed when the
+  check ends; a submit costs pyright's start-up (seconds).
+
+Results are cached by content hash, so the base state of a task is checked once. A check that times
+out or crashes pyright is attributed to the candidate only if pyright then checks a trivial repository
+fine (`failure` "timeout" / "crash"); otherwise the machinery is at fault (any other `failure`).
 """
 
 from __future__ import annotations
@@ -30,8 +37,15 @@ from rlvr.graders.code.typecheck.bundle import (
     node_env,
     pyright_config,
 )
+from rlvr.graders.code.typecheck.run import RunFailure
+from rlvr.graders.repo.types_server import RepoDiagnostic, RepoServerEngine
 
 WORKDIR_PREFIX = "rlvr-repo-types-"
+NO_STUBS = "no-stubs"
+# Checked after a candidate state fails: if this fails too, pyright (or the machine) is at fault.
+CANARY_STATE = {"canary.py": "def canary(x: int) -> int:\n    return x + 1\n"}
+# Candidate-attributed failures (scored failures with a flag, never grading errors).
+CANDIDATE_FAILURES = ("timeout", "crash")
 
 
 @dataclass
@@ -53,28 +67,49 @@ class RepoTypeReport:
 
 
 class RepoTypeChecker:
-    """Thread-safe; `close()` kills a running pyright. One pyright process per (uncached) check."""
+    """Thread-safe; `close()` kills a running pyright. engine="server" (default) keeps one warm
+    pyright-langserver; engine="cli" starts one pyright process per (uncached) check."""
 
-    def __init__(self, timeout: float = 60.0, cache_size: int = 256) -> None:
+    def __init__(self, timeout: float = 60.0, cache_size: int = 256, *, engine: str = "server") -> None:
+        if engine not in ("server", "cli"):
+            raise ValueError(f"engine must be 'server' or 'cli', got {engine!r}")
         self.bundle = PyrightBundle.locate()
         self.timeout = timeout
         self.cache_size = cache_size
+        self.engine = engine
         self._home = Path(tempfile.mkdtemp(prefix="rlvr-repo-pyright-"))
         make_empty_venv(self._home)
-        self._config = pyright_config(self._home)
+        # No stub directory inside the repository: pyright's default stubPath is `<root>/typings`, where a
+        # candidate's `typings/pkg/module.py` would shadow the real module for every importer.
+        (self._home / NO_STUBS).mkdir()
+        self._config = pyright_config(self._home) | {"stubPath": str(self._home / NO_STUBS)}
         self._cache: OrderedDict[str, RepoTypeReport] = OrderedDict()
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
         self._owner = os.getpid()
+        self._server = (
+            RepoServerEngine(self.bundle, self._config, self._home, timeout) if engine == "server" else None
+        )
 
     def check(self, files: dict[str, str]) -> RepoTypeReport:
-        sources = {path: text for path, text in sorted(files.items()) if path.endswith(".py")}
+        sources = {
+            path: neutralize_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
+            for path, text in sorted(files.items())
+            if path.endswith(".py")
+        }
         key = hashlib.sha256(json.dumps(sources, sort_keys=True).encode("utf-8", "replace")).hexdigest()
         with self._lock:
             cached = self._cache.get(key)
         if cached is not None:
             return cached
         report = self._run(sources)
+        if report.failure in CANDIDATE_FAILURES:
+            canary = self._run(dict(CANARY_STATE))
+            if canary.failure is not None:
+                report = RepoTypeReport(
+                    failure=f"pyright failed on the candidate ({report.failure}) and on a trivial "
+                    f"repository ({canary.failure})"
+                )
         if report.failure is None:
             with self._lock:
                 self._cache[key] = report
@@ -83,6 +118,21 @@ class RepoTypeChecker:
         return report
 
     def _run(self, sources: dict[str, str]) -> RepoTypeReport:
+        for path in sources:  # paths were checked by the workspace; never trust twice
+            if path.startswith("/") or ".." in path.split("/"):
+                return RepoTypeReport(failure=f"path escapes the repository: {path}")
+        if self._server is not None:
+            outcome = self._server.run(sources)
+            if isinstance(outcome, RunFailure):
+                if outcome.timed_out:
+                    return RepoTypeReport(failure="timeout")
+                if "exited unexpectedly" in outcome.reason:
+                    return RepoTypeReport(failure="crash")
+                return RepoTypeReport(failure=outcome.reason)
+            return _report(outcome)
+        return self._run_cli(sources)
+
+    def _run_cli(self, sources: dict[str, str]) -> RepoTypeReport:
         with tempfile.TemporaryDirectory(prefix=WORKDIR_PREFIX) as workdir:
             root = Path(workdir).resolve()
             for path, text in sources.items():
@@ -90,7 +140,7 @@ class RepoTypeChecker:
                 if not target.is_relative_to(root):  # paths were checked by the workspace; never trust twice
                     return RepoTypeReport(failure=f"path escapes the repository: {path}")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(neutralize_comments(text), encoding="utf-8", errors="replace")
+                target.write_text(text, encoding="utf-8", errors="replace")
             (root / "pyrightconfig.json").write_text(json.dumps(self._config))
             command = node_command(
                 self.bundle, self.bundle.script, "--outputjson", "--project", str(root / "pyrightconfig.json")
@@ -125,8 +175,23 @@ class RepoTypeChecker:
             running = list(self._running)
         for process in running:
             kill_group(process)
+        if self._server is not None:
+            self._server.close()
         if os.getpid() == self._owner:
             shutil.rmtree(self._home, ignore_errors=True)
+
+
+def _report(diagnostics: list[RepoDiagnostic]) -> RepoTypeReport:
+    report = RepoTypeReport()
+    for path, line, message in diagnostics:
+        key = (path, _first_line(message))
+        report.errors[key] += 1
+        report.lines.setdefault(key, line)
+    return report
+
+
+def _first_line(message: str) -> str:
+    return message.strip().splitlines()[0][:200] if message.strip() else ""
 
 
 def _parse(stdout: bytes, root: Path, returncode: int) -> RepoTypeReport:
@@ -145,8 +210,7 @@ def _parse(stdout: bytes, root: Path, returncode: int) -> RepoTypeReport:
             path = Path(str(item.get("file", ""))).resolve().relative_to(root).as_posix()
         except ValueError:
             continue
-        message = str(item.get("message", "")).strip().splitlines()[0][:200] if item.get("message") else ""
-        key = (path, message)
+        key = (path, _first_line(str(item.get("message", ""))))
         report.errors[key] += 1
         report.lines.setdefault(key, int(item.get("range", {}).get("start", {}).get("line", 0)) + 1)
     return report

@@ -30,6 +30,7 @@ from rlvr.task_packs.kata import sequences as _sequences  # noqa: F401
 from rlvr.task_packs.kata import structures as _structures  # noqa: F401
 from rlvr.task_packs.kata import text as _text  # noqa: F401
 from rlvr.task_packs.kata.base import FAMILIES, ClassVariant, Family, Variant
+from rlvr.task_packs.kata.sequence_cache import cached_sequences, fingerprint
 
 DIFFICULTIES = (1, 2, 3, 4, 5)
 DEFAULT_SEEDS = 1
@@ -156,16 +157,34 @@ def _finish_task(
     return Task(tid, prompt, "code", difficulty, family.split, hidden, meta)
 
 
-def _class_task(tid: str, family: Family, difficulty: int, seed: int, variant: ClassVariant) -> Task:
+def _method_sequences(
+    tid: str, difficulty: int, variant: ClassVariant, use_cache: bool = True
+) -> tuple[str, list[list[list[Any]]]]:
+    """A class kata's operation sequences (shipped for the default sample, else generated) and the
+    fingerprint of what generated them."""
+    count, steps, seed = 8 + 3 * difficulty, 3 + 2 * difficulty, _int_seed(tid, "sequences")
+    key = fingerprint(variant.reference, [rule.name for rule in variant.rules], count, steps, seed)
+    shipped = cached_sequences(tid, key) if use_cache else None
+    if shipped is not None:
+        return key, shipped
     reference_class = _exec(variant.reference, tid)[variant.class_name]
-    sequences = operation_sequences(
-        reference_class,
-        variant.init_args,
-        variant.rules,
-        count=8 + 3 * difficulty,
-        steps=3 + 2 * difficulty,
-        seed=_int_seed(tid, "sequences"),
+    generated = operation_sequences(
+        reference_class, variant.init_args, variant.rules, count=count, steps=steps, seed=seed
     )
+    return key, generated
+
+
+def class_sequences(task_id_text: str, use_cache: bool = True) -> tuple[str, list[list[list[Any]]]] | None:
+    """(fingerprint, sequences) of a class kata by id; None for a function kata."""
+    name, difficulty, seed = parse_task_id(task_id_text)
+    variant = FAMILIES[name].build(_rng(name, difficulty, seed), difficulty)
+    if not isinstance(variant, ClassVariant):
+        return None
+    return _method_sequences(task_id_text, difficulty, variant, use_cache)
+
+
+def _class_task(tid: str, family: Family, difficulty: int, seed: int, variant: ClassVariant) -> Task:
+    _, sequences = _method_sequences(tid, difficulty, variant)
     prompt = variant.stub.rstrip() + "\n"
     hidden: dict[str, Any] = {
         "entry_point": variant.class_name,

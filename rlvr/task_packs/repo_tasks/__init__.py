@@ -16,8 +16,9 @@ class RepoTasksPack(TaskPack):
     family = "repo"
     version = "1"
     description = (
-        "Coding-agent tasks on 8 small typed Python repositories (bugs, removed features, renames, "
-        "schema migrations); test split = held-out repositories."
+        "Coding-agent tasks on 9 small typed Python repositories (bugs, removed features, renames, "
+        "schema migrations); test split = held-out repositories (router, configloader, bookings on "
+        "sqlite), with every kind of task."
     )
 
     def __init__(self, root: Path | None = None) -> None:

@@ -4,11 +4,20 @@
     {"id": "...", "prompt": "<the issue text>", "repo": "<name under repos/>",
      "base_edits": {"path": "full new text" | null}, "reference_edits": {...},
      "scenarios": [{"kind": "call" | "object" | "cli" | "sqlite", "target": "pkg.module:attr", ...}],
+     "domains": [{"target": "pkg.module:function", "args": [strategy, ...], "examples": 20, "seed": 0}],
+     "perf": [{"kind": ..., "target": ..., ...}],
      "protected": ["glob", ...], "difficulty": 1-5, "split": "train" | "test", "meta": {...},
      "notes": {...}}
 
 `meta` is public (it appears in observations and logs); `notes` (how the task was made, e.g. where a
 bug was injected) is hidden like the scenarios.
+
+`domains` (optional) declares the inputs of public functions; hypothesis turns each into more hidden
+call scenarios (see `rlvr/specs/repo_domains.py`).
+
+`perf` (optional) lists scenarios (same kinds) run with counted operations on the candidate and on the
+reference state; large inputs are written with `{"$repeat": N, "each": TEMPLATE}` list items (see
+`rlvr/specs/repo_perf.py`). Perf is scored, never a gate.
 
 The base state (what the agent starts from) is the repository with `base_edits` applied; the
 reference end state is the repository with `reference_edits` applied (null deletes a file). The
@@ -18,13 +27,15 @@ Every problem is reported with file, line and field.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from rlvr.core.pack import Problem
 from rlvr.core.types import Task
+from rlvr.specs.repo_domains import check_domain
 from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
+from rlvr.specs.repo_perf import PerfSpecError, expand_perf
+from rlvr.task_packs.task_lines import read_task_lines
 
 SCENARIO_KINDS = ("call", "object", "cli", "sqlite")
 MAX_REPO_FILES = 200
@@ -142,6 +153,25 @@ def check_line(line: dict[str, Any], repos: dict[str, dict[str, str]]) -> list[t
             reason = check_scenario(scenario)
             if reason:
                 problems.append((f"scenarios[{index}]", reason))
+    domains = line.get("domains", [])
+    if not isinstance(domains, list):
+        problems.append(("domains", "must be a list of input domains (see rlvr/specs/repo_domains.py)"))
+    else:
+        for index, domain in enumerate(domains):
+            reason = check_domain(domain) or _check_target(domain.get("target"))
+            if reason:
+                problems.append((f"domains[{index}]", reason))
+    perf = line.get("perf", [])
+    if not isinstance(perf, list):
+        problems.append(("perf", "must be a list of scenarios (see rlvr/specs/repo_perf.py)"))
+    else:
+        for index, scenario in enumerate(perf):
+            try:
+                reason = check_scenario(expand_perf(scenario))
+            except PerfSpecError as exc:
+                reason = str(exc)
+            if reason:
+                problems.append((f"perf[{index}]", reason))
     protected = line.get("protected", [])
     if not isinstance(protected, list) or not all(isinstance(p, str) for p in protected):
         problems.append(("protected", "must be a list of glob patterns"))
@@ -200,63 +230,27 @@ def read_repos(root: Path) -> tuple[dict[str, dict[str, str]], list[Problem]]:
 def read_repo_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
     """The tasks of a repo pack directory and every problem found (file, line, field)."""
     repos, problems = read_repos(root)
-    path = root / "tasks.jsonl"
-    if not path.is_file():
-        return [], problems + [Problem(str(path), None, None, "missing: a pack directory needs tasks.jsonl")]
-    tasks: list[Task] = []
-    seen: dict[str, int] = {}
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(
-                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
-                )
-                continue
-            if not isinstance(line, dict):
-                problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
-                continue
-            found: list[tuple[str, str]] = []
-            for name in ("id", "prompt"):
-                if not isinstance(line.get(name), str) or not line[name].strip():
-                    found.append((name, "missing or not a non-empty string (required)"))
-            difficulty = line.get("difficulty", 1)
-            if not isinstance(difficulty, int) or isinstance(difficulty, bool) or not 1 <= difficulty <= 5:
-                found.append(("difficulty", "must be an integer from 1 to 5"))
-            if line.get("split", "test") not in ("train", "test"):
-                found.append(("split", 'must be "train" or "test"'))
-            if isinstance(line.get("id"), str) and line["id"] in seen:
-                found.append(("id", f"duplicate of line {seen[line['id']]}"))
-            found += check_line(line, repos)
-            problems += [Problem(str(path), number, field, message) for field, message in found]
-            if found:
-                continue
-            seen[line["id"]] = number
-            files = repos[line["repo"]]
-            tasks.append(
-                Task(
-                    id=line["id"],
-                    prompt=line["prompt"],
-                    family="repo",
-                    difficulty=difficulty,
-                    split=line.get("split", "test"),
-                    hidden={
-                        "repo": line["repo"],
-                        "base": apply_edits(files, line.get("base_edits") or {}),
-                        "reference": apply_edits(files, line.get("reference_edits") or {}),
-                        "scenarios": line["scenarios"],
-                        "protected": list(line.get("protected") or []),
-                        "notes": line.get("notes"),
-                    },
-                    meta={"repo": line["repo"], **dict(line.get("meta") or {})},
-                )
-            )
-    if not tasks and not problems:
-        problems.append(Problem(str(path), None, None, "holds no tasks"))
-    return tasks, problems
+
+    def hidden(line: dict[str, Any]) -> dict[str, Any]:
+        files = repos[line["repo"]]
+        return {
+            "repo": line["repo"],
+            "base": apply_edits(files, line.get("base_edits") or {}),
+            "reference": apply_edits(files, line.get("reference_edits") or {}),
+            "scenarios": line["scenarios"],
+            "domains": list(line.get("domains") or []),
+            "perf": [expand_perf(scenario) for scenario in line.get("perf") or []],
+            "protected": list(line.get("protected") or []),
+            "notes": line.get("notes"),
+        }
+
+    def public_meta(line: dict[str, Any]) -> dict[str, Any]:
+        return {"repo": line["repo"], **dict(line.get("meta") or {})}
+
+    tasks, line_problems = read_task_lines(
+        root / "tasks.jsonl", "repo", lambda line: check_line(line, repos), hidden, public_meta
+    )
+    return tasks, problems + line_problems
 
 
 def _register() -> None:

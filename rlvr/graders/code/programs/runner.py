@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.code.extract import BOM, PARSE_BUDGET_CHARS, last_fenced_block, parses
 from rlvr.graders.code.perf import perf_score
@@ -224,7 +225,7 @@ class ProgramTasks:
 
     def _score_chunk(self, candidate: _Candidate, tests: range, result: ExecResult) -> None:
         candidate.wall += result.wall
-        for flag in result.flags:
+        for flag in [*result.flags, *(denied_flag(op) for op in result.denied if op in DENIED_OPS)]:
             if flag not in candidate.flags:
                 candidate.flags.append(flag)
         if result.sandbox_error:
@@ -316,6 +317,9 @@ class ProgramTasks:
         if types is not None and types.error:
             flags.append("types_unavailable")
         feedback = "" if passed_all else (c.failure or "hidden tests failed")
+        denied = [f.removeprefix("sandbox:denied:") for f in flags if f.startswith("sandbox:denied:")]
+        if denied:  # say plainly what was refused (operation names only, nothing hidden)
+            feedback = "; ".join(part for part in (denial_feedback(denied), feedback) if part)
         return Verdict(
             task_id=c.task.id,
             reward=reward,

@@ -1,0 +1,364 @@
+"""The TypeScript code grader: syntax -> types -> tests -> perf, the code family's layers and gates.
+
+* syntax: tree-sitter-typescript (`syntax.analyze`), a hard gate;
+* types: the warm compiler process in strict mode, a batch per call, comments blanked first (no
+  `@ts-ignore`/`@ts-expect-error`/`@ts-nocheck` buys anything); where the task forbids `any`
+  (`hidden["forbid_any"]`), each `any` costs one error. Score 1 / (1 + errors) as for Python;
+* tests: the candidate is transpiled in the trusted compiler process (with op counters under a
+  name drawn per batch) and run as JavaScript in the sandbox (`Job(runtime="node")`) on plain-data
+  arguments; results come back as plain data tagged with the run's token and are judged by the
+  Python task's oracle (`oracle.TsOracle`), here. Exit codes and output decide nothing. A hard gate;
+* perf: counted statements (deterministic), banded against a TypeScript reference of the task
+  (`hidden["ts_reference"]`) with the code family's rule (`rlvr.graders.code.perf`). A task without
+  one has no perf layer: its weight is left out (the component says so), never faked.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from rlvr.core.pack import TaskPack
+from rlvr.core.types import Component, Task, Verdict
+from rlvr.graders.base import Grader
+from rlvr.graders.code.grader import CANDIDATE_FAULTS, DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
+from rlvr.graders.code.options import CodeOptions
+from rlvr.graders.code.oracle import OracleCache, OracleError
+from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
+from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
+from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_score
+from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
+from rlvr.graders.typescript.compiler import CheckResult, TsCompiler
+from rlvr.graders.typescript.extract import extract_program
+from rlvr.graders.typescript.oracle import TsOracle, python_task
+from rlvr.graders.typescript.syntax import MAX_SOURCE_CHARS, TsSyntaxReport, analyze, blank_comments
+from rlvr.sandbox import make_sandbox
+from rlvr.sandbox.pool import ExecResult, Job
+
+LANGUAGE = "typescript"
+
+
+def is_typescript_pack(pack: TaskPack) -> bool:
+    """The contract: a pack declares `language = "typescript"` (its name then contains `typescript`
+    or ends in `-ts`, e.g. `humaneval-ts`)."""
+    return str(getattr(pack, "language", "") or "").lower() == LANGUAGE
+
+
+@dataclass
+class _Item:
+    index: int
+    task: Task
+    program: str
+    syntax: TsSyntaxReport
+    oracle: TsOracle | None = None
+    error: str | None = None
+    flags: list[str] = field(default_factory=list)
+    js: str | None = None
+    perf: ExecResult | None = None
+    seconds: float = 0.0
+
+
+def type_report(result: CheckResult, forbid_any: bool, suppressions: int) -> TypeReport:
+    if result.flag:
+        return TypeReport(
+            0.0, 0, 0, [f"the type checker could not judge the source ({result.flag})"], flag=result.flag
+        )
+    errors = len(result.diagnostics)
+    messages = [f"line {d.get('line')}: {d.get('message')}" for d in result.diagnostics[:MAX_MESSAGES]]
+    if forbid_any and result.any_count:
+        errors += result.any_count
+        messages = [f"`any` used {result.any_count} time(s) where the task forbids it"] + messages
+    if suppressions:
+        messages = [f"{suppressions} suppression comment(s) ignored"] + messages
+    return TypeReport(type_score(errors), errors, 0, messages[:MAX_MESSAGES])
+
+
+class TypeScriptGrader(Grader):
+    """Grades TypeScript completions of a pack with `language = "typescript"` (options: `CodeOptions`)."""
+
+    family = "code"
+    options_class = CodeOptions
+    options: CodeOptions
+
+    def __init__(self, pack: TaskPack, **options: Any) -> None:
+        super().__init__(pack, **options)
+        o = self.options
+        defaults = {**CODE_WEIGHTS, **({} if o.types else {"types": 0.0})}
+        self.weights = normalized_weights(o.weights, defaults, CODE_GATES)
+        self.weights_without_perf = normalized_weights(
+            {**(o.weights or {}), "perf": 0.0}, defaults, CODE_GATES
+        )
+        self.timeout = float(o.timeout or DEFAULT_TIMEOUT_SECONDS)
+        self.compiler = TsCompiler()  # builds (and checks when types are on); fails loudly without node
+        self.checker = TsCompiler() if self.weights["types"] > 0 else None  # a second process: concurrent
+        if isinstance(o.sandbox, str):
+            self.sandbox = make_sandbox(o.sandbox, o.jobs, o.runtime, node=True)
+        else:
+            self.sandbox = o.sandbox
+        generate: PropertyTests | None = None
+        if o.properties is not False:
+            config = o.properties if isinstance(o.properties, PropertyConfig) else PropertyConfig()
+            if o.counterexample_db is not None:  # shared with the Python task's graders: inputs are inputs
+                config = replace(config, counterexample_db=Path(o.counterexample_db))
+            generate = PropertyTests(config)
+        self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
+        self._ts_oracles: dict[str, TsOracle | OracleError] = {}
+        self._reference_counts: dict[str, list[int | None] | None] = {}
+        self._lock = threading.Lock()
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-ts-types")
+
+    # ------------------------------------------------------------------ oracle
+    def oracle(self, task: Task) -> TsOracle:
+        with self._lock:
+            known = self._ts_oracles.get(task.id)
+        if known is None:
+            try:
+                known = TsOracle(self.oracles.get(python_task(task)))
+            except OracleError as exc:
+                known = exc
+            with self._lock:
+                self._ts_oracles[task.id] = known
+        if isinstance(known, OracleError):
+            raise known
+        return known
+
+    # ------------------------------------------------------------------ batch
+    def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        verdicts: list[Verdict | None] = [None] * len(tasks)
+        items: list[_Item] = []
+        for index, (task, completion) in enumerate(zip(tasks, completions, strict=True)):
+            if not isinstance(completion, str) or not completion.strip():
+                verdicts[index] = Verdict.failure(task.id, "empty completion")
+                continue
+            started = time.perf_counter()
+            entry = str(task.hidden["entry_point"])
+            if len(completion) > MAX_SOURCE_CHARS:
+                program, origin = completion, "raw"
+            else:
+                extraction = extract_program(task.prompt, completion, entry)
+                program, origin = extraction.program, extraction.origin
+            item = _Item(index, task, program, analyze(program))
+            if origin.startswith("block"):
+                item.flags.append(f"extracted:{origin}")
+            if item.syntax.ok:
+                try:
+                    item.oracle = self.oracle(task)
+                except OracleError as exc:
+                    item.error = f"task cannot be graded: {exc}"
+            item.seconds = time.perf_counter() - started
+            items.append(item)
+
+        runnable = [i for i in items if i.syntax.ok and i.oracle is not None]
+        types_future: Future[tuple[list[TypeReport], float]] | None = None
+        if self.checker is not None and runnable:
+            types_future = self._background.submit(self._types, runnable)
+        results, perf_runs = self._run(runnable)
+        reports, types_seconds = types_future.result() if types_future else ([], 0.0)
+        position = {item.index: k for k, item in enumerate(runnable)}
+        for item in items:
+            k = position.get(item.index)
+            verdicts[item.index] = self._verdict(
+                item,
+                results[k] if k is not None else None,
+                reports[k] if k is not None and reports else None,
+                types_seconds / max(1, len(runnable)),
+            )
+        return [
+            v if v is not None else Verdict.failure("", "internal: ungraded", fault="grader")
+            for v in verdicts
+        ]
+
+    def _types(self, items: list[_Item]) -> tuple[list[TypeReport], float]:
+        assert self.checker is not None
+        started = time.perf_counter()
+        checked = self.checker.check_many([blank_comments(i.program) for i in items])
+        reports = [
+            type_report(result, bool(i.task.hidden.get("forbid_any", True)), len(i.syntax.suppressions))
+            for i, result in zip(items, checked, strict=True)
+        ]
+        return reports, time.perf_counter() - started
+
+    def _job(self, js: str, task: Task, calls: list[Any], counter: str, timeout_factor: float = 1.0) -> Job:
+        timeout = float(task.hidden.get("timeout") or self.timeout) * timeout_factor
+        return Job(
+            source=js,
+            entry=str(task.hidden["entry_point"]),
+            calls=calls,
+            timeout=timeout,
+            trace=True,
+            runtime="node",
+            counter=counter,
+        )
+
+    def _run(self, items: list[_Item]) -> tuple[list[ExecResult], list[ExecResult | None]]:
+        if not items:
+            return [], []
+        counter = "__rlvr_ops_" + secrets.token_hex(8)  # unguessable per batch; only ever increments
+        references: list[tuple[str, _Item]] = []
+        with self._lock:
+            for item in items:
+                if item.task.hidden.get("ts_reference") and item.task.id not in self._reference_counts:
+                    if all(item.task.id != r for r, _ in references):
+                        references.append((item.task.id, item))
+        sources = [i.program for i in items] + [str(i.task.hidden["ts_reference"]) for _, i in references]
+        built = self.compiler.build_many(sources, counter)
+        for item, js in zip(items, built[: len(items)], strict=True):
+            item.js = js
+        jobs: list[Job] = []
+        for _, item in references:
+            assert item.oracle is not None
+            js = built[len(items) + len(jobs)]
+            calls = item.oracle.calls + item.oracle.perf_calls
+            jobs.append(self._job(js or "", item.task, calls, counter, REFERENCE_TIMEOUT_FACTOR))
+        runs = [i for i in items if i.js is not None]
+        growth = [
+            i
+            for i in runs
+            if i.oracle is not None and i.oracle.perf_calls and i.task.hidden.get("ts_reference")
+        ]
+        jobs += [self._job(i.js or "", i.task, i.oracle.calls if i.oracle else [], counter) for i in runs]
+        jobs += [
+            self._job(i.js or "", i.task, i.oracle.perf_calls if i.oracle else [], counter) for i in growth
+        ]
+        results = self.sandbox.run_many(jobs)
+        with self._lock:
+            for (task_id, _), result in zip(references, results[: len(references)], strict=True):
+                self._reference_counts[task_id] = list(result.counts) if result.status == "ok" else None
+        by_index = dict(
+            zip([i.index for i in runs], results[len(references) : len(references) + len(runs)], strict=True)
+        )
+        for item, result in zip(growth, results[len(references) + len(runs) :], strict=True):
+            item.perf = result
+        out: list[ExecResult] = []
+        for item in items:
+            result = by_index.get(item.index)
+            out.append(result or ExecResult(status="load_error", detail="the program could not be compiled"))
+        return out, [i.perf for i in items]
+
+    # ------------------------------------------------------------------ composition
+    def _perf(self, item: _Item, result: ExecResult) -> PerfResult | None:
+        oracle = item.oracle
+        if oracle is None or not item.task.hidden.get("ts_reference"):
+            return None
+        with self._lock:
+            reference = self._reference_counts.get(item.task.id)
+        if reference is None:
+            return PerfResult(0.0, 0, 0, "the TypeScript reference could not be measured")
+        tests = len(oracle.calls)
+        if not oracle.perf_calls:
+            return perf_score(reference[:tests], result.counts)
+        run = item.perf
+        if run is None or run.status != "ok":
+            return PerfResult(0.0, 0, 0, "the program did not finish the growth inputs")
+        if not oracle.perf_agrees(run.outcomes):
+            return PerfResult(0.0, 0, 0, "wrong answer on a growth input")
+        return perf_score(reference[tests:], run.counts, PerfPlan(oracle.python.perf_sizes))
+
+    def _verdict(
+        self, item: _Item, result: ExecResult | None, types: TypeReport | None, types_seconds: float
+    ) -> Verdict:
+        task, syntax = item.task, item.syntax
+        timings = {"syntax": item.seconds}
+        components = {name: Component(0.0, 1.0) for name in ("syntax", "types", "tests", "perf")}
+        if not syntax.ok:
+            where = f" (line {syntax.line})" if syntax.line else ""
+            components["syntax"] = Component(0.0, 1.0, syntax.message)
+            return Verdict(
+                task.id,
+                0.0,
+                False,
+                components,
+                ["syntax"],
+                f"syntax error{where}: {syntax.message}",
+                timings,
+                flags=item.flags + ([syntax.limit] if syntax.limit else []),
+            )
+        components["syntax"] = Component(1.0, 1.0)
+        if item.error or item.oracle is None or result is None:
+            return Verdict(
+                task.id,
+                0.0,
+                False,
+                components,
+                ["tests"],
+                "",
+                timings,
+                item.error or "not executed",
+                fault="task" if item.error else None,
+            )
+        flags = list(item.flags) + list(result.flags)
+        errors: list[str] = []
+        if types is not None:
+            components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
+            timings["types"] = types_seconds
+            if types.flag:
+                flags.append(types.flag)
+        elif self.weights["types"] == 0:
+            components["types"] = Component(0.0, 0.0, "disabled")
+        timings["tests"] = result.wall
+        feedback = ""
+        visible_passed: bool | None = None
+        passed_tests = False
+        if result.sandbox_error:
+            errors.append(f"sandbox failure: {result.detail or result.status}")
+        else:
+            outcome = item.oracle.judge(result.outcomes, visible=self.options.feedback == "visible")
+            passed_tests = outcome.passed and result.status == "ok"
+            components["tests"] = Component(1.0 if passed_tests else outcome.agreement, 1.0)
+            visible_passed = item.oracle.visible_agreement(result.outcomes)
+            if visible_passed and not passed_tests:
+                flags.append("special_cases_visible")
+            if not passed_tests:
+                feedback = CANDIDATE_FAULTS.get(result.status, outcome.failure or "hidden tests failed")
+                if result.status == "protocol":
+                    flags.append("forged_output")
+                elif result.status in CANDIDATE_FAULTS:
+                    flags.append(result.status)
+                if self.options.feedback == "visible" and outcome.counterexample:
+                    feedback += f"; counterexample: {outcome.counterexample}"
+                if self.options.counterexample_db is not None and outcome.counterexample:
+                    record_counterexample(
+                        Path(self.options.counterexample_db),
+                        item.oracle.python.task_id,
+                        outcome.counterexample["input"],
+                    )
+        weights = self.weights
+        if passed_tests:
+            perf = self._perf(item, result)
+            if perf is None:
+                components["perf"] = Component(0.0, 0.0, "no TypeScript reference to measure against")
+                weights = self.weights_without_perf
+            else:
+                components["perf"] = Component(perf.score, 1.0, perf.detail)
+        elif not item.task.hidden.get("ts_reference"):
+            components["perf"] = Component(0.0, 0.0, "no TypeScript reference to measure against")
+            weights = self.weights_without_perf
+        scores = {name: c.fraction for name, c in components.items()}
+        reward, failed = gated_reward(scores, weights, CODE_GATES)
+        return Verdict(
+            task_id=task.id,
+            reward=reward,
+            passed=not failed and not result.sandbox_error,
+            components=components,
+            gates=failed,
+            feedback=feedback,
+            timings=timings,
+            error="; ".join(errors) or None,
+            flags=flags,
+            fault="sandbox" if result.sandbox_error else None,
+            visible_passed=visible_passed,
+        )
+
+    def close(self) -> None:
+        self._background.shutdown(wait=True)
+        self.compiler.close()
+        if self.checker is not None:
+            self.checker.close()
+        close = getattr(self.sandbox, "close", None)
+        if close is not None and isinstance(self.options.sandbox, str):
+            close()

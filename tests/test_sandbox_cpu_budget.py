@@ -1,0 +1,80 @@
+"""A job's `timeout` is the candidate's CPU budget, not wall time: on a machine whose cores are busy,
+an honest candidate that needs less CPU than its budget still passes, even when it takes longer than
+the budget in wall time; a candidate that burns its budget, or sleeps past the wall limit, is stopped
+with status `timeout` (a scored failure)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+from adversarial.corpus import descendants
+
+from rlvr.sandbox.pool import WALL_LIMIT_FACTOR, Job, LocalSandbox, ProcessWorker
+
+BURN = """
+def burn(seconds):
+    import time
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+    return "done"
+"""
+SLEEP = """
+def burn(seconds):
+    import time
+    time.sleep(seconds)
+    return "done"
+"""
+
+
+@pytest.fixture
+def sandbox_sharing_one_core() -> Iterator[LocalSandbox]:
+    """A one-worker sandbox whose zygote (and so every child it forks) shares CPU 0 with a busy loop
+    of ours: the candidate gets about half of one core."""
+    if not hasattr(os, "sched_setaffinity"):
+        pytest.skip("needs os.sched_setaffinity (Linux)")
+    sandbox = LocalSandbox(1)
+    hog = None
+    try:
+        assert sandbox.run(Job(source=BURN, entry="burn", calls=[(0.0,)], timeout=5.0)).status == "ok"
+        worker = sandbox.workers[0]
+        assert isinstance(worker, ProcessWorker) and worker.process is not None
+        for pid in {worker.process.pid, *descendants(worker.process.pid)}:
+            os.sched_setaffinity(pid, {0})
+        hog = subprocess.Popen(
+            [sys.executable, "-c", "import os; os.sched_setaffinity(0, {0})\nwhile True: pass"]
+        )
+        yield sandbox
+    finally:
+        if hog is not None:
+            hog.kill()
+            hog.wait()
+        sandbox.close()
+
+
+def test_an_honest_candidate_slowed_by_a_busy_core_is_not_timed_out(sandbox_sharing_one_core) -> None:
+    result = sandbox_sharing_one_core.run(Job(source=BURN, entry="burn", calls=[(0.6,)], timeout=1.0))
+    assert result.status == "ok", result
+    assert result.outcomes[0] is not None and result.outcomes[0].value == "done"
+    # it did take longer than its budget in wall time: a wall-clock limit would have failed it
+    assert result.wall > 1.0, result.wall
+
+
+def test_a_candidate_that_burns_its_budget_is_stopped_as_a_timeout(sandbox_sharing_one_core) -> None:
+    result = sandbox_sharing_one_core.run(Job(source=BURN, entry="burn", calls=[(30.0,)], timeout=1.0))
+    assert result.status == "timeout", result
+    assert result.wall < 1.0 * WALL_LIMIT_FACTOR + 1.0, result.wall
+
+
+def test_a_sleeping_candidate_is_stopped_at_the_wall_limit() -> None:
+    sandbox = LocalSandbox(1)
+    try:
+        result = sandbox.run(Job(source=SLEEP, entry="burn", calls=[(60.0,)], timeout=0.5))
+    finally:
+        sandbox.close()
+    assert result.status == "timeout", result
+    assert 0.5 * WALL_LIMIT_FACTOR - 0.1 <= result.wall < 0.5 * WALL_LIMIT_FACTOR + 2.0, result.wall

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import torch
@@ -277,7 +277,7 @@ def test_single_turn_fast_path_and_episode_path_agree_exactly() -> None:
     results = []
     for runner in (None, EpisodeRunner("rlvr/Code-v0", pack, grader, tokenizer, PlainTemplate(tokenizer))):
         model = tiny(tokenizer, seed=1)
-        agent = grpo.Agent(tokenizer, grader, [int(tokenizer.eos_token_id)], runner)
+        agent = grpo.Agent(tokenizer, grader, [cast(int, tokenizer.eos_token_id)], runner)
         torch.manual_seed(7)
         rollout = grpo.collect_rollout(
             model, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 3)

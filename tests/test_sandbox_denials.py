@@ -221,11 +221,12 @@ def _independent() -> tuple[list[str], list[str]]:
 def _no_denials(
     pack_name: str, ids: list[str], sources: list[str], properties: bool = False
 ) -> list[tuple[str, list[str]]]:
-    """Tasks whose verdict carries a `sandbox:denied` flag (kata's tests are generated: properties on)."""
+    """Tasks whose verdict carries a `sandbox:denied` flag or any other exploit flag (kata's tests are
+    generated: properties on)."""
     with make_grader(load_pack(pack_name), types=False, properties=properties, jobs=2) as grader:
         verdicts = grader.grade_many(ids, sources)
     assert len(verdicts) == len(ids)
-    return [(v.task_id, v.flags) for v in verdicts if any(flag_name(f) == "sandbox:denied" for f in v.flags)]
+    return [(v.task_id, v.flags) for v in verdicts if exploit_flags(v.flags)]
 
 
 def test_no_false_denials_on_humaneval_canonical_sample() -> None:

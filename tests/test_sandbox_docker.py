@@ -95,7 +95,9 @@ def test_node_jobs_run_in_containers(runtime: str) -> None:
     require_docker(runtime)
     source = "function f(a, b) { __c(); return [a + b, typeof process, typeof require]; }"
     with make_sandbox("docker", 1, runtime=None if runtime == "runc" else runtime, node=True) as sandbox:
-        result = sandbox.run(Job(source, "f", [(1, 2)], timeout=10, trace=True, runtime="node", counter="__c"))
+        result = sandbox.run(
+            Job(source, "f", [(1, 2)], timeout=10, trace=True, runtime="node", counter="__c")
+        )
         looping = sandbox.run(Job("function f() { for (;;) {} }", "f", [()], timeout=1.5, runtime="node"))
     assert result.status == "ok", result.detail
     assert result.outcomes[0] is not None and result.outcomes[0].value == [3, "undefined", "undefined"]

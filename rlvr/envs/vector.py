@@ -48,7 +48,7 @@ import gymnasium as gym
 import numpy as np
 
 from rlvr.core.pack import TaskPack
-from rlvr.core.types import Verdict
+from rlvr.core.types import Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.task_packs.registry import resolve_pack
 
@@ -153,8 +153,9 @@ class PrefetchingGrader(Grader):
         self.batches += 1
         self._ready = dict(zip(zip(task_ids, completions, strict=True), verdicts, strict=True))
 
-    def grade_many(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
-        out: list[Verdict | None] = [self._ready.get(key) for key in zip(task_ids, completions, strict=True)]
+    def grade_many(self, task_ids: Sequence[str | Task], completions: Sequence[str]) -> list[Verdict]:
+        ids = [t.id if isinstance(t, Task) else t for t in task_ids]
+        out: list[Verdict | None] = [self._ready.get(key) for key in zip(ids, completions, strict=True)]
         missing = [i for i, verdict in enumerate(out) if verdict is None]
         if missing:
             self.batches += 1

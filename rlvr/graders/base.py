@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlvr.core.pack import TaskPack, UnknownTaskError
@@ -80,7 +80,7 @@ class Grader:
             out.append(verdict)
         return out
 
-    def grade_many(self, task_ids: list[str] | list[Task], completions: list[str]) -> list[Verdict]:
+    def grade_many(self, task_ids: Sequence[str | Task], completions: Sequence[str]) -> list[Verdict]:
         resolved = [self.resolve(t) for t in task_ids]
         positions = [i for i, r in enumerate(resolved) if isinstance(r, Task)]
         graded = self.grade_tasks(

@@ -5,7 +5,8 @@
 // Trust: this script runs first and keeps the token, the result channel and its own realm's
 // built-ins to itself. The candidate runs in a fresh `vm` context holding only the language's own
 // built-ins (no process, require, Buffer, timers or console) with a function `counter` (the name the
-// trusted build drew) that only increments. Arguments are decoded inside that context before the
+// trusted build drew) that only increments, and no code generation from strings (eval and Function
+// throw: code the trusted build never saw would run uncounted). Arguments are decoded inside that context before the
 // candidate's code exists; results are walked from this realm with built-ins captured here before
 // any candidate code ran, and only null, booleans, numbers, strings, arrays and plain objects pass.
 // The vm context is not the security boundary (the kernel filter, the namespaces and node's
@@ -95,7 +96,9 @@ function wire(value, depth, objectPrototype) {
   throw new NotPlain(kind); // undefined, functions, symbols, bigints
 }
 
-const context = vm.createContext(Object.create(null), { codeGeneration: { strings: true, wasm: false } });
+// No code from strings (eval, Function, new Function(...)): such code is never built by the trusted
+// compiler, so it would run without op counters (uncounted work, a free perf score).
+const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
 // Built inside the context, before any candidate code: the counter (only `tick` is handed to the
 // candidate) and the argument decoder (values created in the candidate's realm, never in ours).
 const tools = vm.runInContext(
@@ -141,9 +144,11 @@ if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(entry) || !/^[A-Za-z_$][A-Za-z0-9_$]*$/.t
 
 let fn;
 try {
-  // the counter is a const binding: not even a direct eval that learnt its name can replace it
+  // the counter is a const binding: not even a direct eval that learnt its name can replace it. Strict
+  // mode (as the type check reads every candidate: a module), so no `with (obj)` block can put an object
+  // holding a no-op under the counter's name in front of that binding.
   const wrapper =
-    `(function (tick) {\nconst ${counter} = tick;\ntick = undefined;\n${source}\n` +
+    `(function (tick) {\n"use strict";\nconst ${counter} = tick;\ntick = undefined;\n${source}\n` +
     `;return typeof ${entry} === "function" ? ${entry} : undefined;\n})`;
   const script = new vm.Script(wrapper, { filename: "candidate.js" });
   fn = script.runInContext(context)(tick);
@@ -161,13 +166,14 @@ for (let index = 0; index < calls.length; index++) {
   let result;
   try {
     const value = fn(...calls[index]);
-    const count = read();
     try {
       result = { ok: wire(value, 0, objectPrototype) };
     } catch (error) {
       result = { exc: error instanceof NotPlain ? "NotPlainData" : "Error" };
     }
-    send("result", [index, result, trace ? count : null, null]);
+    // read after the result is walked: getters and Proxy traps on the returned value are the
+    // candidate's code too, and the work they do is counted like the rest
+    send("result", [index, result, trace ? read() : null, null]);
     continue;
   } catch (error) {
     result = { exc: "Error" }; // JavaScript has no exception types to match Python's; the thrown value is never read

@@ -15,6 +15,15 @@ from typing import Any
 
 from rlvr.core.flags import DENIED_OPS
 
+UNREPORTABLE_RESULTS = {
+    "ResultTooDeep": "a result was nested more than 64 levels deep",
+    "ResultTooLarge": "a result held an integer of more than about 4,200 digits",
+    "ResultNotPlainData": "a result was not plain data (None, bool, int, float, str, list, tuple, dict, set)",
+}
+"""Outcome names the sandbox child reports for a return value it cannot send back (zygote.py names
+them too); the first two are size limits (flag `oversized:result`)."""
+OVERSIZED_RESULTS = ("ResultTooDeep", "ResultTooLarge")
+
 
 def decode_child_stream(
     stream: bytes, token: str, status: str | None, exit_status: int | None, wall: float

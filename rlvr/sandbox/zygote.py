@@ -72,6 +72,8 @@ import ast, csv, dataclasses, enum, inspect, io, sqlite3  # noqa: E401, F401
 
 CANDIDATE_FILE = "<candidate>"
 MAX_DEPTH = 64
+MAX_INT_BITS = 14_000  # ~4,200 decimal digits: below Python's int/str conversion limit (4,300)
+RESULT_TOO_DEEP, RESULT_TOO_LARGE, RESULT_NOT_PLAIN = "ResultTooDeep", "ResultTooLarge", "ResultNotPlainData"
 STDLIB_DIR = os.path.dirname(os.path.realpath(os.__file__))
 BLOCKED_MODULES = frozenset(
     {
@@ -474,7 +476,9 @@ def reporting(function, op, audit):
 
 
 def report_missing(module_name, names):
-    namespace = {"__builtins__": {"type": type, "str": str, "repr": repr, "AttributeError": AttributeError}}
+    namespace: dict[str, typing.Any] = {
+        "__builtins__": {"type": type, "str": str, "repr": repr, "AttributeError": AttributeError}
+    }
     exec(MISSING_SOURCE, namespace)
     pairs = tuple((name, REMOVED_OPS[name]) for name in names)
     return namespace["make"](module_name, pairs, sys.audit)
@@ -483,7 +487,7 @@ def report_missing(module_name, names):
 def report_threads():
     """Starting a thread fails under RLIMIT_NPROC 0 with no audit event before Python 3.12: wrap the
     one primitive every thread goes through (threading binds it when imported, after this)."""
-    namespace = {"__builtins__": {}}
+    namespace: dict[str, typing.Any] = {"__builtins__": {}}
     exec(MISSING_SOURCE, namespace)
     thread = sys.modules.get("_thread") or __import__("_thread")
     for name in ("start_new_thread", "start_new", "start_joinable_thread"):
@@ -557,6 +561,7 @@ def make_wire_encoder(
     str=str,
     TypeError=TypeError,
     ValueError=ValueError,
+    OverflowError=OverflowError,
 ):
     """`to_wire` + JSON encoding made only of references bound before candidate code runs: the C
     encoder (no json-module lookups) and builtins captured as defaults, so a candidate patching json,
@@ -571,6 +576,8 @@ def make_wire_encoder(
         if depth > MAX_DEPTH:
             raise ValueError("value nested too deeply")
         kind = type(value)
+        if kind is int and value.bit_length() > MAX_INT_BITS:
+            raise OverflowError("int too large to report")
         if value is None or kind is bool or kind is int or kind is str:
             return value
         if kind is float:
@@ -613,6 +620,7 @@ def run_candidate(request, token, wfd):
     write, exit_now, pack, length = os.write, os._exit, struct.pack, len
     wire, encode = make_wire_encoder()
     base_exception, type_of, str_of = BaseException, type, str
+    value_error, overflow_error = ValueError, OverflowError
 
     def send(kind, payload):
         data = encode([token, kind, payload])
@@ -697,12 +705,21 @@ def run_candidate(request, token, wfd):
             value = function(*args)
             if memory is not None and baseline is not None:
                 peak = max(0, memory.get_traced_memory()[1] - baseline)
-            result = {"ok": wire(value, 0)}
         except base_exception as exc:  # noqa: BLE001
             op = explain(exc, removed_from)
             if op is not None:
                 note(op)
             result = {"exc": str_of(type_of(exc).__name__)[:80]}
+        else:
+            # the value cannot be reported: a named outcome, so the grader can say (and flag) why
+            try:
+                result = {"ok": wire(value, 0)}
+            except value_error:
+                result = {"exc": RESULT_TOO_DEEP}
+            except overflow_error:
+                result = {"exc": RESULT_TOO_LARGE}
+            except base_exception:  # noqa: BLE001 - not plain data (or a recursion limit set low)
+                result = {"exc": RESULT_NOT_PLAIN}
         send("result", [index, result, counter[0] if trace else None, peak])
     send("done", None)
     exit_now(0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import random
 import re
 from typing import Any
@@ -137,6 +138,44 @@ def _check_values(value: Any) -> None:
             _check_values(item)
 
 
+def js_view(value: Any) -> Any:
+    """`value` as a JavaScript program receives it through JSON: integral floats are integers (3.0
+    is 3), tuples are lists."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+        return int(value)
+    if isinstance(value, list | tuple):
+        return [js_view(v) for v in value]
+    if isinstance(value, dict):
+        return {k: js_view(v) for k, v in value.items()}
+    return value
+
+
+def _blurred(value: Any) -> bool:
+    """Whether JSON changes `value` on its way to JavaScript (an integral float or a tuple in it)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, tuple):
+        return True
+    if isinstance(value, list):
+        return any(_blurred(v) for v in value)
+    if isinstance(value, dict):
+        return any(_blurred(v) for v in value.values())
+    return False
+
+
+def same_in_javascript(function: Any, args: tuple[Any, ...], value: Any, raised: bool) -> bool:
+    """Whether the (trusted) reference answers the arguments as JavaScript receives them (`js_view`)
+    as it answers the arguments themselves; where it does not (e.g. `f(3.0) != f(3)`), no
+    TypeScript program can pass the call."""
+    if not _blurred(list(args)):
+        return True
+    try:
+        other = function(*js_view(list(args)))
+    except Exception:
+        return raised
+    return not raised and js_view(other) == js_view(value)
+
+
 # ---------------------------------------------------------------- recording the task's own calls
 def record_inputs(
     reference: str, inputs: list[list[Any]], entry: str
@@ -177,6 +216,12 @@ def record_calls(reference: str, check: str, entry: str) -> list[tuple[tuple[Any
         namespace["check"](recorder)
     finally:
         random.setstate(state)
+    for args, value, raised in calls:
+        if not same_in_javascript(function, args, value, raised):
+            raise Unmappable(
+                "the reference tells arguments apart that JavaScript receives alike "
+                f"(int vs integral float, or tuple vs list): {repr(args)[:60]}"
+            )
     return calls
 
 
@@ -197,6 +242,27 @@ def jsdoc(docstring: str) -> str:
     while lines and not lines[-1]:
         lines.pop()
     return "/**\n" + "".join(f" * {line}".rstrip() + "\n" for line in lines) + " */\n"
+
+
+_STRING_LITERAL = re.compile(r"[rRuU]?(\"\"\"|'''|\"|')(.*)\1", re.S)
+
+
+def _source_docstring(prompt: str, function: ast.FunctionDef) -> str:
+    """The docstring as written in the source, escapes kept: `"a\\nb"` in an example stays the
+    two characters `\\n`, as a TypeScript string literal writes them, not a line break. A docstring
+    placed after the function's imports (HumanEval/115 opens with `import math`) is the docstring."""
+    body = list(function.body)
+    while body and isinstance(body[0], ast.Import | ast.ImportFrom):
+        body.pop(0)
+    first = body[0] if body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)):
+        return ""
+    if not isinstance(first.value.value, str):
+        return ""
+    literal = _STRING_LITERAL.fullmatch(ast.get_source_segment(prompt, first.value) or "")
+    if literal is None:  # implicit concatenation: the evaluated text
+        return inspect.cleandoc(first.value.value)
+    return inspect.cleandoc(literal.group(2))
 
 
 def translate(prompt: str, entry: str, calls: list[tuple[tuple[Any, ...], Any, bool]]) -> dict[str, str]:
@@ -228,5 +294,5 @@ def translate(prompt: str, entry: str, calls: list[tuple[tuple[Any, ...], Any, b
     except Unmappable:
         result = value_type([value for _, value, raised in calls if not raised])
     signature = f"function {entry}({', '.join(parameters)}): {result}"
-    docstring = ast.get_docstring(function, clean=True) or ""
+    docstring = _source_docstring(prompt, function)
     return {"signature": signature, "prompt": jsdoc(docstring) + signature + " {\n"}

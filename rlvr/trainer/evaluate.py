@@ -18,7 +18,8 @@ def _summarise(tasks: list[Task], verdicts: list[Verdict]) -> dict[str, Any]:
     return {
         "pass_rate": sum(v.passed for v in verdicts) / max(len(verdicts), 1),
         "mean_reward": sum(v.reward for v in verdicts) / max(len(verdicts), 1),
-        "grading_errors": sum(v.error is not None for v in verdicts),
+        "grading_errors": sum(v.error is not None for v in verdicts),  # an empty completion counts here
+        "grading_disrupted": sum(v.disrupted for v in verdicts),  # the machinery's faults only
         "by_template": {name: sum(ok) / len(ok) for name, ok in sorted(by_template.items())},
     }
 

@@ -17,7 +17,7 @@ from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.graders.code.evasions import allowed_kinds
+from rlvr.graders.code.evasions import allowed_kinds, has_suppression_comment
 from rlvr.graders.code.extract import Extraction, extract_program
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import CodeOracle, OracleCache, OracleError
@@ -31,6 +31,7 @@ from rlvr.graders.code.visible import literal_outputs_in_source
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
 from rlvr.sandbox import make_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
+from rlvr.sandbox.protocol import OVERSIZED_RESULTS, UNREPORTABLE_RESULTS
 from rlvr.specs.programs import is_program_task
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
@@ -42,6 +43,20 @@ CANDIDATE_FAULTS = {
     "protocol": "the program tampered with the result channel",
     "load_error": "the program failed while loading",
 }
+
+
+def exited_early(result: ExecResult) -> bool:
+    """The program ended its own process (or raised SystemExit) before its results were all reported:
+    the move a test runner that reads exit codes would count as success. Here it earns nothing; the
+    verdict flags it as `exit_forgery`."""
+    if result.status == "crash" and result.exit == 0:
+        return True
+    if result.status == "load_error" and result.detail in (
+        "load error: SystemExit",
+        "load error: KeyboardInterrupt",
+    ):
+        return True
+    return any(o is not None and not o.ok and o.exception == "SystemExit" for o in result.outcomes)
 
 
 @dataclass
@@ -316,6 +331,8 @@ class CodeGrader(Grader):
         elif self.weights["types"] == 0:
             components["types"] = Component(0.0, 0.0, "disabled")
 
+        if has_suppression_comment(item.program):
+            flags.append("suppression_comment")
         timings["tests"] = result.wall
         feedback = ""
         visible_passed: bool | None = None
@@ -337,6 +354,14 @@ class CodeGrader(Grader):
                     flags.append("forged_output")
                 elif result.status in CANDIDATE_FAULTS:
                     flags.append(result.status)  # machine-readable: timeout, crash, output_limit, load_error
+                if exited_early(result):
+                    flags.append("exit_forgery")
+                unreportable = [o.exception for o in result.outcomes if o is not None and not o.ok]
+                unreportable = [name for name in unreportable if name in UNREPORTABLE_RESULTS]
+                if unreportable:
+                    feedback = UNREPORTABLE_RESULTS[unreportable[0]]
+                    if any(name in OVERSIZED_RESULTS for name in unreportable):
+                        flags.append("oversized:result")
                 if self.visible_feedback and outcome.counterexample:
                     feedback += f"; counterexample: {outcome.counterexample}"
                 if self.counterexample_db is not None and outcome.counterexample:

@@ -177,6 +177,8 @@ class RepoEpisode:
             result = self._sandboxed("search", {"pattern": pattern, "path": prefix, "max": limit})
             if isinstance(result, str):
                 return result
+            if not _is_hits(result):
+                return _malformed("search")
             hits = result
         else:
             hits = []
@@ -244,6 +246,10 @@ class RepoEpisode:
         result = self._sandboxed("tests", {"paths": paths})
         if isinstance(result, str):
             return result
+        if not _has_fields(result, {"passed": int, "failed": int, "lines": list}) or not all(
+            isinstance(line, str) for line in result["lines"]
+        ):
+            return _malformed("run_tests")
         lines = [line for line in result["lines"] if "PASSED" not in line] or ["(no failures)"]
         summary = f"{result['passed']} passed, {result['failed']} failed"
         return summary + "\n" + "\n".join(lines)
@@ -255,12 +261,36 @@ class RepoEpisode:
         result = self._sandboxed("python", {"code": code})
         if isinstance(result, str):
             return result
+        if not _has_fields(result, {"stdout": str}) or not isinstance(result.get("error"), str | None):
+            return _malformed("run_python")
         return result["stdout"] + (f"\n{result['error']}" if result["error"] else "")
 
     def tool_submit(self, arguments: dict[str, Any]) -> str:
         self._finish()
         assert self.verdict is not None
         return "submitted"
+
+
+# The sandboxed tools' results come from a process that also runs the repository's code, which can
+# replace what the driver returns (`sys.stdout.getvalue = lambda: 42` in run_python): their shape is
+# checked here, and a malformed one is the agent's tool error, never an exception of the grader.
+def _malformed(tool: str) -> str:
+    return f"error: {tool} returned malformed output (the repository's code changed what the tool reports)"
+
+
+def _has_fields(result: Any, fields: dict[str, type]) -> bool:
+    return isinstance(result, dict) and all(type(result.get(name)) is kind for name, kind in fields.items())
+
+
+def _is_hits(result: Any) -> bool:
+    return isinstance(result, list) and all(
+        isinstance(hit, list)
+        and len(hit) == 3
+        and isinstance(hit[0], str)
+        and type(hit[1]) is int
+        and isinstance(hit[2], str)
+        for hit in result
+    )
 
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [

@@ -39,7 +39,7 @@ from rlvr.graders.compose import gated_reward, normalized_weights
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
-from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
+from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker, is_builtins_override
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool
 from rlvr.specs.repo_domains import domain_scenarios
@@ -288,7 +288,7 @@ class RepoGrader(Grader):
                 if not report.ok:
                     syntax_problems.append(f"{path}:{report.line or '?'}: {report.message}")
                 else:
-                    evasions += len(type_check_evasions(files[path]))
+                    evasions += len(type_check_evasions(files[path])) + int(is_builtins_override(path))
         timings["syntax"] = time.perf_counter() - started
         if syntax_problems:
             components["syntax"] = Component(0.0, 1.0, "; ".join(syntax_problems[:3]))
@@ -391,8 +391,9 @@ class RepoGrader(Grader):
         report = self.type_checker.check(files)
         seconds = time.perf_counter() - started
         if report.failure in CANDIDATE_FAILURES:
-            # pyright timed out or died on this state while a trivial repository checks fine:
-            # the candidate's content did it (pyright never executes it) - a scored failure.
+            # pyright timed out or died on this state while a trivial repository checks fine, or the
+            # state has a path no checker workspace can hold: the candidate's content did it (pyright
+            # never executes it) - a scored failure.
             component = Component(0.0, 1.0, f"pyright {report.failure} on this repository")
             return component, [f"{report.failure}:types"], [], None, seconds
         if report.failure is not None:

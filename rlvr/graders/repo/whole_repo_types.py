@@ -2,7 +2,7 @@
 base state? A rename that breaks a caller in another module shows up here even if no scenario calls it.
 
 Each check sees the repository's Python files with comments blanked (so no `# pyright:` directive or
-`# type: ignore` buys anything), under pyright isolated as the single-file type layer is (empty
+`# type: ignore` buys anything) and without `__builtins__.py` files (pyright's builtins override), under pyright isolated as the single-file type layer is (empty
 virtualenv, no python on PATH, own HOME). Two engines give the same reports:
 
 - "server" (default): one warm `pyright-langserver` per checker, fed only the files that differ from
@@ -38,14 +38,35 @@ from rlvr.graders.code.typecheck.bundle import (
     pyright_config,
 )
 from rlvr.graders.code.typecheck.run import RunFailure
-from rlvr.graders.repo.types_server import RepoDiagnostic, RepoServerEngine
+from rlvr.graders.repo.types_server import CONFIG_NAME, RepoDiagnostic, RepoServerEngine
 
 WORKDIR_PREFIX = "rlvr-repo-types-"
 NO_STUBS = "no-stubs"
 # Checked after a candidate state fails: if this fails too, pyright (or the machine) is at fault.
 CANARY_STATE = {"canary.py": "def canary(x: int) -> int:\n    return x + 1\n"}
-# Candidate-attributed failures (scored failures with a flag, never grading errors).
-CANDIDATE_FAILURES = ("timeout", "crash")
+# Candidate-attributed failures (scored failures with a flag, never grading errors): pyright could not
+# finish the state, or the state has a path no checker workspace can hold (`unrepresentable`: a name
+# longer than the file system allows, or a directory where the checker's own pyrightconfig.json is).
+CANDIDATE_FAILURES = ("timeout", "crash", "unrepresentable")
+MAX_NAME_BYTES = 255
+
+
+BUILTINS_OVERRIDE = "__builtins__.py"
+
+
+def is_builtins_override(path: str) -> bool:
+    """A `__builtins__.py` replaces the builtins scope for pyright (not for Python): defining a name there
+    hides every "is not defined" error of it, aliasing `int = Any` hides every mismatch with `int`. Such
+    files are left out of every check, base and candidate alike (and charged as an evasion by the grader)."""
+    return path.rsplit("/", 1)[-1] == BUILTINS_OVERRIDE
+
+
+def unrepresentable(path: str) -> bool:
+    """Whether `path` cannot be written into a checker workspace (whose root holds CONFIG_NAME)."""
+    parts = path.split("/")
+    return parts[0] == CONFIG_NAME or any(
+        len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in parts
+    )
 
 
 @dataclass
@@ -95,7 +116,7 @@ class RepoTypeChecker:
         sources = {
             path: neutralize_comments(text.replace("\r\n", "\n").replace("\r", "\n"))
             for path, text in sorted(files.items())
-            if path.endswith(".py")
+            if path.endswith(".py") and not is_builtins_override(path)
         }
         key = hashlib.sha256(json.dumps(sources, sort_keys=True).encode("utf-8", "replace")).hexdigest()
         with self._lock:
@@ -103,7 +124,7 @@ class RepoTypeChecker:
         if cached is not None:
             return cached
         report = self._run(sources)
-        if report.failure in CANDIDATE_FAILURES:
+        if report.failure in ("timeout", "crash"):
             canary = self._run(dict(CANARY_STATE))
             if canary.failure is not None:
                 report = RepoTypeReport(
@@ -121,6 +142,8 @@ class RepoTypeChecker:
         for path in sources:  # paths were checked by the workspace; never trust twice
             if path.startswith("/") or ".." in path.split("/"):
                 return RepoTypeReport(failure=f"path escapes the repository: {path}")
+        if any(unrepresentable(path) for path in sources):
+            return RepoTypeReport(failure="unrepresentable")
         if self._server is not None:
             outcome = self._server.run(sources)
             if isinstance(outcome, RunFailure):

@@ -3,7 +3,7 @@
 Nothing the agent writes ever touches the grader's filesystem while it works: edits change the dict,
 and the agent's code only runs in the sandbox, on a copy shipped with each job. Paths are checked
 here, once, for every operation: relative, '/'-separated, no '..', no empty or dot parts, no NUL,
-limited length; contents must be text (no NUL, valid Unicode) within size limits.
+limited length (each name within the file system's 255 bytes); contents must be text (no NUL, valid Unicode) within size limits.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ MAX_FILE_CHARS = 200_000
 MAX_TOTAL_CHARS = 2_000_000
 MAX_FILES = 400
 MAX_PATH_CHARS = 200
+MAX_NAME_BYTES = 255  # NAME_MAX: a longer file or directory name cannot be written anywhere
 
 
 class WorkspaceError(ValueError):
@@ -50,6 +51,8 @@ def check_path(path: object) -> str:
             )
         if not part.isprintable():
             raise WorkspaceError("path has unprintable characters")
+        if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+            raise WorkspaceError(f"a file or directory name longer than {MAX_NAME_BYTES} bytes (UTF-8)")
     return "/".join(parts)
 
 

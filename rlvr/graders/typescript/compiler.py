@@ -5,7 +5,8 @@ parsed once. `check_many` type-checks a batch (strict mode; CHUNK candidates per
 side, each candidate its own module) and `build_many` transpiles candidates to JavaScript with op
 counters inserted under a name drawn here. Requests are one JSON line each way. A batch that times out
 or kills the process is split in halves, so one pathological candidate cannot sink the others; a
-candidate that still fails alone, while a trivial source checks fine, gets a `timeout:types` /
+candidate that still fails alone (a timeout, a crash, or an exception the process answers with, such
+as the checker's stack overflowing), while a trivial source checks fine, gets a `timeout:types` /
 `crash:types` flag, never a grading error (if the trivial source fails too, the machinery is at
 fault and CompilerFailed is raised).
 The process only ever parses and transforms candidate *text*; it never runs candidate code.
@@ -116,8 +117,10 @@ class TsCompiler:
             return results
         except CompilerFailed as exc:
             if len(files) == 1:
-                reason = str(exc)
-                if reason not in ("timeout", "crash") or not self._healthy(op):
+                # an exception the process answered with (e.g. the checker's stack overflowing on a
+                # long inference chain) is, like a crash, this candidate's if a trivial source is fine
+                reason = "timeout" if str(exc) == "timeout" else "crash"
+                if not self._healthy(op):
                     raise  # the machinery's failure, not this candidate's
                 return [reason]
             middle = len(files) // 2

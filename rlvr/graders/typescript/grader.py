@@ -41,6 +41,7 @@ from rlvr.sandbox import make_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
 
 LANGUAGE = "typescript"
+REFERENCE_UNMEASURED = "the TypeScript reference could not be measured"
 
 
 def is_typescript_pack(pack: TaskPack) -> bool:
@@ -108,7 +109,7 @@ class TypeScriptGrader(Grader):
             generate = PropertyTests(config)
         self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
         self._ts_oracles: dict[str, TsOracle | OracleError] = {}
-        self._reference_counts: dict[str, list[int | None] | None] = {}
+        self._reference_counts: dict[str, list[int | None]] = {}
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-ts-types")
 
@@ -228,7 +229,8 @@ class TypeScriptGrader(Grader):
         results = self.sandbox.run_many(jobs)
         with self._lock:
             for (task_id, _), result in zip(references, results[: len(references)], strict=True):
-                self._reference_counts[task_id] = list(result.counts) if result.status == "ok" else None
+                if result.status == "ok":  # a failed measurement is not remembered: the next batch retries
+                    self._reference_counts[task_id] = list(result.counts)
         by_index = dict(
             zip([i.index for i in runs], results[len(references) : len(references) + len(runs)], strict=True)
         )
@@ -247,8 +249,8 @@ class TypeScriptGrader(Grader):
             return None
         with self._lock:
             reference = self._reference_counts.get(item.task.id)
-        if reference is None:
-            return PerfResult(0.0, 0, 0, "the TypeScript reference could not be measured")
+        if reference is None:  # the machinery's failure, never the candidate's: a grading error (below)
+            return PerfResult(0.0, 0, 0, REFERENCE_UNMEASURED)
         tests = len(oracle.calls)
         if not oracle.perf_calls:
             return perf_score(reference[:tests], result.counts)
@@ -335,6 +337,8 @@ class TypeScriptGrader(Grader):
                 weights = self.weights_without_perf
             else:
                 components["perf"] = Component(perf.score, 1.0, perf.detail)
+                if perf.detail == REFERENCE_UNMEASURED:
+                    errors.append(f"perf layer failed: {REFERENCE_UNMEASURED}")
         elif not item.task.hidden.get("ts_reference"):
             components["perf"] = Component(0.0, 0.0, "no TypeScript reference to measure against")
             weights = self.weights_without_perf

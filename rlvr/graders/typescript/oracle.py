@@ -12,6 +12,9 @@ the same hidden calls, the same generated property inputs, the same reference ou
     has an int becomes an int when integral, a float where it has a float; an array becomes a tuple
     where the reference has a tuple of that length). Booleans stay distinct from numbers, null from
     everything, `undefined` is not plain data (a `return undefined` fails);
+  * JavaScript has one number type and no tuples, so `3.0` and `3`, `(1, 2)` and `[1, 2]` arrive alike:
+    a call whose reference answers the JavaScript view of its arguments differently is not
+    passable in TypeScript (an own call: OracleError; a generated call: dropped);
   * JavaScript has no exception types to match Python's, so a call on which the reference raises is
     passed by any *thrown* exception; a result that is not plain data never counts as a throw.
 The comparison itself, tolerances and result-type rules included, is the Python oracle's.
@@ -20,7 +23,7 @@ The comparison itself, tolerances and result-type rules included, is the Python 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlvr.core.types import Task
@@ -51,6 +54,43 @@ def representable(value: Any, depth: int = 0) -> bool:
 
 def call_representable(args: tuple[Any, ...], expected: Expected) -> bool:
     return representable(list(args)) and (expected.raises is not None or representable(expected.value))
+
+
+def _blurred(value: Any) -> bool:
+    """Whether JSON changes `value` on its way to JavaScript (an integral float or a tuple in it)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, tuple):
+        return True
+    if isinstance(value, list):
+        return any(_blurred(v) for v in value)
+    if isinstance(value, dict):
+        return any(_blurred(v) for v in value.values())
+    return False
+
+
+def js_view(value: Any) -> Any:
+    """`value` as a JavaScript program receives it: integral floats are integers, tuples lists."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+        return int(value)
+    if isinstance(value, list | tuple):
+        return [js_view(v) for v in value]
+    if isinstance(value, dict):
+        return {k: js_view(v) for k, v in value.items()}
+    return value
+
+
+def answers_alike(reference: Callable[..., Any], args: tuple[Any, ...], expected: Expected) -> bool:
+    """Whether the (trusted) reference answers the arguments as JavaScript receives them as it
+    answers the arguments themselves. Where it does not (`f(3.0) != f(3)`, or a tuple argument
+    read differently from a list), no TypeScript program can pass the call."""
+    if not _blurred(list(args)):
+        return True
+    try:
+        other = reference(*js_view(list(args)))
+    except Exception:
+        return expected.raises is not None
+    return expected.raises is None and js_view(other) == js_view(expected.value)
 
 
 def shaped(expected: Any, actual: Any, depth: int = 0) -> Any:
@@ -100,7 +140,16 @@ class TsOracle:
                     f"{python.task_id}: a hidden call is not representable in JavaScript "
                     f"(arguments or reference output: {repr(args)[:80]})"
                 )
-        python.keep_generated(call_representable)
+            if not answers_alike(python.reference, args, expected):
+                raise OracleError(
+                    f"{python.task_id}: the reference tells apart arguments JavaScript receives alike "
+                    f"(int vs integral float, or tuple vs list: {repr(args)[:80]})"
+                )
+        python.keep_generated(
+            lambda args, expected: (
+                call_representable(args, expected) and answers_alike(python.reference, args, expected)
+            )
+        )
 
     @property
     def calls(self) -> list[tuple[Any, ...]]:

@@ -72,6 +72,13 @@ function anyCount(source) {
   return count;
 }
 
+// At most `n` UTF-16 units, never ending in half a surrogate pair (a candidate's astral-plane name
+// cut there would hand the trusted side a lone surrogate, text no UTF-8 writer accepts).
+function clip(text, n) {
+  const cut = text.slice(0, n);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 function diagnosticsOf(program, source) {
   return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => {
     const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : null;
@@ -79,7 +86,7 @@ function diagnosticsOf(program, source) {
       line: where ? where.line + 1 : null,
       column: where ? where.character + 1 : null,
       code: d.code,
-      message: ts.flattenDiagnosticMessageText(d.messageText, " ").slice(0, 300),
+      message: clip(ts.flattenDiagnosticMessageText(d.messageText, " "), 300),
     };
   });
 }
@@ -87,12 +94,18 @@ function diagnosticsOf(program, source) {
 // Comments reach this process blanked; a suppression directive the compiler still finds (one the
 // trusted side's parser did not see as a comment) is removed from the parsed file before checking, so
 // it hides nothing, and costs one error.
+// `/// <reference lib|types|path>` directives likewise: one that reached a shared program would load
+// its library (e.g. "dom") for every candidate checked with it, so each is removed and charged.
 function directives(source) {
   const found = [...(source.commentDirectives || [])].map((d) => d.range.pos);
   if (source.checkJsDirective && !source.checkJsDirective.enabled) found.push(source.checkJsDirective.pos);
-  return found.map((pos) => {
+  const suppressions = found.map((pos) => [pos, "a type-check suppression directive"]);
+  for (const list of [source.libReferenceDirectives, source.typeReferenceDirectives, source.referencedFiles]) {
+    for (const reference of list || []) suppressions.push([reference.pos, "a reference directive"]);
+  }
+  return suppressions.map(([pos, message]) => {
     const where = source.getLineAndCharacterOfPosition(pos);
-    return { line: where.line + 1, column: where.character + 1, code: 0, message: "a type-check suppression directive" };
+    return { line: where.line + 1, column: where.character + 1, code: 0, message };
   });
 }
 
@@ -100,6 +113,9 @@ function disarm(source) {
   const found = directives(source);
   source.commentDirectives = undefined;
   source.checkJsDirective = undefined;
+  source.libReferenceDirectives = [];
+  source.typeReferenceDirectives = [];
+  source.referencedFiles = [];
   return found;
 }
 
@@ -237,7 +253,7 @@ function build(file, counter) {
     });
     return { js: out.outputText };
   } catch (error) {
-    return { error: String(error && error.message).slice(0, 300) };
+    return { error: clip(String(error && error.message), 300) };
   }
 }
 
@@ -251,7 +267,7 @@ lines.on("line", (line) => {
     else if (request.op === "ping") answer = { pong: ts.version };
     else answer = { error: "unknown op" };
   } catch (error) {
-    answer = { error: String(error && error.stack).slice(0, 500) };
+    answer = { error: clip(String(error && error.stack), 500) };
   }
   process.stdout.write(JSON.stringify(answer) + "\n");
 });

@@ -242,6 +242,17 @@ def test_tiny_run_grades_on_ray_actors(tmp_path: Path) -> None:
     assert len(records) == 1 and 0.0 <= records[0]["reward_mean"] <= 1.0
 
 
+def test_recipe_settings_are_checked() -> None:
+    with pytest.raises(ConfigError) as info:
+        build_config(
+            None, ['model.tiny_pretokenizer="chars"', "sft.max_difficulty=-1", "grpo.max_difficulty=-2"]
+        )
+    message = str(info.value)
+    assert "tiny_pretokenizer must be one of bytelevel, words" in message
+    assert "[sft] max_difficulty must be >= 0" in message and "[grpo] max_difficulty must be >= 0" in message
+    assert build_config(None, ['model.template="compact"']).model.template == "compact"
+
+
 def test_unknown_executor_is_refused_before_work(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="executor must be one of local, ray"):
         build_config(None, ['run.executor="spark"'])
@@ -254,6 +265,11 @@ TOOL = [
     "grpo.max_new_tokens=12",
     "grpo.max_episode_tokens=48",
     "grpo.max_turns=2",
+    # the recipe of configs/tool.toml: words pre-tokenizer, compact tool results, easy tasks only
+    'model.tiny_pretokenizer="words"',
+    'model.template="compact"',
+    "sft.max_difficulty=2",
+    "grpo.max_difficulty=2",
 ]
 
 
@@ -280,6 +296,8 @@ def test_multi_turn_run_resumes_after_sigkill_with_every_metric_line_once(tmp_pa
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] == 6 and "pass_rate" in summary["heldout"]["after"]
     assert (out / "plots" / "agent.png").stat().st_size > 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["model"]["template"] == "compact" and config["grpo"]["max_difficulty"] == 2
 
 
 def test_grading_errors_hold_the_disrupted_episodes_once_across_a_resume(

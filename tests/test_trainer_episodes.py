@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import torch
@@ -277,7 +277,7 @@ def test_single_turn_fast_path_and_episode_path_agree_exactly() -> None:
     results = []
     for runner in (None, EpisodeRunner("rlvr/Code-v0", pack, grader, tokenizer, PlainTemplate(tokenizer))):
         model = tiny(tokenizer, seed=1)
-        agent = grpo.Agent(tokenizer, grader, [tokenizer.eos_token_id], runner)
+        agent = grpo.Agent(tokenizer, grader, [cast(int, tokenizer.eos_token_id)], runner)
         torch.manual_seed(7)
         rollout = grpo.collect_rollout(
             model, agent, Curriculum(tasks, False, 1.0, 1), random.Random(0), config, (1, 3)
@@ -374,3 +374,47 @@ def test_multi_turn_update_is_the_same_however_it_is_micro_batched(tokenizer: An
     for other in weights[1:]:
         for a, b in zip(weights[0], other, strict=True):
             assert torch.allclose(a, b, atol=1e-5)
+
+
+def test_words_pretokenizer_gives_a_name_the_same_tokens_in_text_and_in_json() -> None:
+    """GPT-2's rule tokenises " vault" (in the instruction) and "vault" (in a JSON string) apart; the
+    `words` rule does not, so copying an argument is one skill, including for unseen names."""
+    texts = [
+        "Transfer 500 cents from globex to acme.",
+        '[{"name": "transfer", "arguments": {"source": "globex", "target": "acme", "amount": 500}}]',
+    ] * 20
+    words = build_tokenizer(texts, 300, "words")
+    gpt2 = build_tokenizer(texts, 400, "bytelevel")
+    for name in ("globex", "cyberdyne"):  # seen in training, and never seen
+        instruction = words.tokenize(f"Transfer 5 cents from {name} to x.")
+        call = words.tokenize(f'{{"source": "{name}"}}')
+        pieces = words.tokenize(name)
+        assert any(instruction[i : i + len(pieces)] == pieces for i in range(len(instruction)))
+        assert any(call[i : i + len(pieces)] == pieces for i in range(len(call)))
+    assert "Ġglobex" in gpt2.tokenize("from globex") and "Ġglobex" not in gpt2.tokenize('"globex"')
+    assert words.tokenize("5007") == ["5", "0", "0", "7"]  # digits one by one
+    for text in [*texts[:2], "Move é\n\n  x\t{}", "a  b"]:
+        assert words.decode(words(text, add_special_tokens=False)["input_ids"]) == text
+    with pytest.raises(ValueError, match="unknown pretokenizer"):
+        build_tokenizer(texts, 300, "chars")
+
+
+def test_compact_template_shortens_tool_results_and_keeps_their_content(tokenizer: Any) -> None:
+    from rlvr.trainer.episodes import CompactTemplate, compact_observation, make_template
+
+    results = (
+        '[{"role": "tool", "tool_call_id": "call_0", "name": "get_balance", "content": "{\\"result\\": 83743}"}, '
+        '{"role": "tool", "tool_call_id": "call_1", "name": "read_file", "content": "{\\"error\\": \\"no such file: /a\\"}"}]'
+    )
+    assert compact_observation(results) == "get_balance -> 83743\nread_file -> error: no such file: /a"
+    listing = '[{"role": "tool", "tool_call_id": "c", "name": "list_files", "content": "{\\"result\\": [\\"/d/x.txt\\"]}"}]'
+    assert compact_observation(listing) == 'list_files -> ["/d/x.txt"]'
+    malformed = '{"error": "malformed turn: not valid JSON"}'
+    assert compact_observation(malformed) == "error -> malformed turn: not valid JSON"
+    for other in ("plain text", '{"x": 1}', "[1, 2]", ""):
+        assert compact_observation(other) == other
+    template = make_template(tokenizer, "compact", [tokenizer.eos_token_id])
+    assert isinstance(template, CompactTemplate)
+    ids = template.observation_ids([], results)
+    assert tokenizer.decode(ids) == "\nget_balance -> 83743\nread_file -> error: no such file: /a\n"
+    assert len(ids) < len(PlainTemplate(tokenizer).observation_ids([], results)) / 2

@@ -14,11 +14,12 @@ from rlvr.trainer.losses import KLEstimator, LossType
 from rlvr.trainer.masks import TruncationHandling
 
 DType = Literal["float32", "bfloat16", "float16"]
-Template = Literal["auto", "plain", "chat"]
+Template = Literal["auto", "plain", "chat", "compact"]
 RolloutKind = Literal["auto", "completions", "episodes"]
 LRSchedule = Literal["constant", "linear", "cosine"]
 Sandbox = Literal["local", "docker"]
 Executor = Literal["local", "ray"]
+PreTokenizer = Literal["bytelevel", "words"]
 
 
 class ConfigError(ValueError):
@@ -29,7 +30,9 @@ class ConfigError(ValueError):
 class ModelConfig:
     path: str = ""  # a local Hugging Face causal-LM directory; "" builds the tiny demo model
     dtype: DType = "float32"
-    template: Template = "auto"  # how turns are rendered: the tokenizer's chat template, or plain text
+    # how turns are rendered: the tokenizer's chat template, plain text, or plain text with tool results
+    # as short `name -> result` lines ("compact", for the tiny model)
+    template: Template = "auto"
     short_prompts: bool = False  # episodes open with the task's bare instruction (no tool schemas)
     stop_tokens: list[str] = field(default_factory=list)  # extra tokens that end a turn (EOS always does)
     lora_rank: int = 0  # > 0 trains a peft LoRA adapter; the reference is the adapter-disabled model
@@ -39,6 +42,10 @@ class ModelConfig:
     tiny_hidden: int = 128
     tiny_heads: int = 4
     tiny_vocab: int = 600
+    # how the tiny model's BPE splits text before merging: "bytelevel" (GPT-2's rule: a word keeps its
+    # leading space) or "words" (words, single digits, punctuation runs and spaces apart: a name is the
+    # same tokens in an instruction and inside a JSON string, so copying it is one skill, not one per name)
+    tiny_pretokenizer: PreTokenizer = "bytelevel"
 
 
 @dataclass
@@ -47,6 +54,9 @@ class SFTConfig:
     examples: int = 6000
     batch_size: int = 32
     learning_rate: float = 3e-3
+    max_difficulty: int = (
+        0  # multi-turn packs: warm start on reference episodes up to this difficulty (0: all)
+    )
     bug_rate: float = (
         0.3  # the teacher's rate of ordinary mistakes (packs with a teacher, e.g. tiny-functions)
     )
@@ -78,6 +88,7 @@ class GRPOConfig:
     # families); episodes: turns through the Gymnasium env; auto: episodes for multi-turn families
     rollout: RolloutKind = "auto"
     max_turns: int = 0  # episodes: most assistant turns; 0 = the env's own limit (each task's)
+    max_difficulty: int = 0  # train on tasks up to this difficulty (0: all); the held-out split is untouched
     max_episode_tokens: int = 768  # episodes: assistant + observation tokens after the prompt
     overlong_buffer: int = 4
     overlong_penalty: float = 1.0
@@ -130,6 +141,7 @@ SECTIONS = {f.name: f for f in fields(TrainConfig)}
 CHOICES: dict[str, tuple[str, ...]] = {
     "dtype": get_args(DType),
     "template": get_args(Template),
+    "tiny_pretokenizer": get_args(PreTokenizer),
     "lr_schedule": get_args(LRSchedule),
     "kl_estimator": get_args(KLEstimator),
     "scale_rewards": get_args(RewardScaling),
@@ -239,6 +251,8 @@ def validate(config: TrainConfig) -> None:
             )
     need(g.warmup_steps >= 0, "[grpo] warmup_steps must be >= 0")
     need(g.max_turns >= 0, "[grpo] max_turns must be >= 0 (0 = the env's own limit)")
+    need(g.max_difficulty >= 0, "[grpo] max_difficulty must be >= 0 (0 = every difficulty)")
+    need(s.max_difficulty >= 0, "[sft] max_difficulty must be >= 0 (0 = every difficulty)")
     need(g.max_episode_tokens >= g.max_new_tokens, "[grpo] max_episode_tokens must be >= max_new_tokens")
     need(g.micro_batch_size >= 1, "[grpo] micro_batch_size must be >= 1")
     need(g.micro_batch_tokens >= 0, "[grpo] micro_batch_tokens must be >= 0 (0: rows only)")

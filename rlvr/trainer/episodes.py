@@ -16,6 +16,7 @@ reward on its last step; an episode cut by the token budget is a scored failure 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,41 @@ class PlainTemplate:
         return list(self.tokenizer(f"\n{observation}\n", add_special_tokens=False)["input_ids"])
 
 
+def compact_observation(observation: str) -> str:
+    """Tool results as one `name -> result` line per call (`error -> message` for a refused call or
+    a malformed turn); the result keeps its JSON form. What it drops: the `role`/`tool_call_id`
+    wrapper, the same for every call. Anything else is returned as it is."""
+    try:
+        value = json.loads(observation)
+    except ValueError:
+        return observation
+    if isinstance(value, dict) and set(value) == {"error"}:
+        return f"error -> {value['error']}"
+    if not isinstance(value, list) or not all(isinstance(m, dict) and "name" in m for m in value):
+        return observation
+    lines = []
+    for message in value:
+        try:
+            content = json.loads(message.get("content", ""))
+        except (TypeError, ValueError):
+            content = message.get("content")
+        if isinstance(content, dict) and set(content) == {"error"}:
+            lines.append(f"{message['name']} -> error: {content['error']}")
+        elif isinstance(content, dict) and set(content) == {"result"}:
+            lines.append(f"{message['name']} -> {json.dumps(content['result'], ensure_ascii=False)}")
+        else:
+            lines.append(f"{message['name']} -> {json.dumps(content, ensure_ascii=False)}")
+    return "\n".join(lines)
+
+
+class CompactTemplate(PlainTemplate):
+    """Plain text with each observation's tool results in `compact_observation`'s form: for a small
+    model, a short context (the call ids and message wrapper repeat on every call and carry nothing)."""
+
+    def observation_ids(self, history: list[dict[str, str]], observation: str) -> list[int]:
+        return super().observation_ids(history, compact_observation(observation))
+
+
 class ChatTemplate:
     """The tokenizer's own chat template. The tokens after an assistant turn are the text the
     template adds between that turn's stop token and the next assistant turn: the rest of the
@@ -111,7 +147,10 @@ class ChatTemplate:
 
 
 def make_template(tokenizer: Any, kind: str, stop_ids: Sequence[int]) -> TurnTemplate:
-    """`auto`: the tokenizer's chat template when it has one, else plain text."""
+    """`auto`: the tokenizer's chat template when it has one, else plain text; `compact`: plain
+    text with tool results in short form."""
+    if kind == "compact":
+        return CompactTemplate(tokenizer)
     if kind == "chat" or (kind == "auto" and getattr(tokenizer, "chat_template", None)):
         if not getattr(tokenizer, "chat_template", None):
             raise ValueError("[model] template = 'chat' but the tokenizer has no chat template")

@@ -152,7 +152,11 @@ def starting_policy(
     transcripts: list[tuple[Task, list[dict[str, str]]]] = []
     if sft_steps > 0 or not config.model.path:
         if episodes:
-            tasks = pack.tasks(config.run.train_split)[: config.sft.examples]
+            tasks = [
+                t
+                for t in pack.tasks(config.run.train_split)
+                if not config.sft.max_difficulty or t.difficulty <= config.sft.max_difficulty
+            ][: config.sft.examples]
             transcripts = teachers.teacher_transcripts(
                 env_id_for(config, pack), pack, grader, tasks, config.model.short_prompts
             )
@@ -164,7 +168,7 @@ def starting_policy(
     if config.model.path:
         model, tokenizer = models.load_pretrained(config.model.path, config.model.dtype)
     else:
-        tokenizer = models.build_tokenizer(texts, config.model.tiny_vocab)
+        tokenizer = models.build_tokenizer(texts, config.model.tiny_vocab, config.model.tiny_pretokenizer)
         tokenizer.padding_side = "left"
         model = models.build_tiny_model(tokenizer, config.model, config.run.seed)
     models.disable_dropout(model)
@@ -478,6 +482,10 @@ def train(
     g, r = config.grpo, config.run
     pack = load_pack(r.pack)
     train_tasks, eval_tasks = pack.tasks(r.train_split), pack.tasks(r.eval_split)
+    if g.max_difficulty:
+        train_tasks = [t for t in train_tasks if t.difficulty <= g.max_difficulty]
+        if not train_tasks:
+            raise ConfigError(f"[grpo] max_difficulty = {g.max_difficulty}: no training task is that easy")
     if r.eval_max_tasks:
         eval_tasks = eval_tasks[: r.eval_max_tasks]
     levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))

@@ -24,12 +24,30 @@ PAD, EOS = "<pad>", "<eos>"
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
-def build_tokenizer(texts: list[str], vocab_size: int) -> PreTrainedTokenizerFast:
-    """A byte-level BPE trained on `texts` (any text stays encodable: bytes are the base alphabet)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+# "words": a run of letters (and `_`), one digit, a run of punctuation, or a run of whitespace.
+WORD_PIECES = r"[^\W\d]+|\d|[^\w\s]+|\s+"
+
+
+def build_tokenizer(
+    texts: list[str], vocab_size: int, pretokenizer: str = "bytelevel"
+) -> PreTrainedTokenizerFast:
+    """A byte-level BPE trained on `texts` (any text stays encodable: bytes are the base alphabet).
+    `pretokenizer="words"` splits words, digits, punctuation and spaces apart before the merges, so a
+    word is the same tokens wherever it stands (after a space, inside quotes, after a slash)."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if pretokenizer == "words":
+        tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(WORD_PIECES), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+    elif pretokenizer == "bytelevel":
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    else:
+        raise ValueError(f"unknown pretokenizer {pretokenizer!r}: bytelevel or words")
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,

@@ -1066,7 +1066,10 @@ def main():
 
     Buffers.get("job", 1 << 16)
     Buffers.get("output", (1 << 20) + 1)
-    FROZEN_CODE[0] = frozen_code_ids()
+    try:
+        FROZEN_CODE[0] = frozen_code_ids()
+    except Exception:  # never fail to serve over it: frozen library code then counts as load-time work
+        pass
     gc.collect()
     gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork
     while True:

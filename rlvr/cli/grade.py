@@ -12,6 +12,7 @@ from typing import Any
 from rlvr.cli.isolation import add_require_isolation
 from rlvr.cli.swebench import add_options as add_swebench_options
 from rlvr.cli.swebench import run_swebench
+from rlvr.core.codec import json_problem
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import PackError, load_pack
@@ -60,8 +61,8 @@ def read_lines(path: Path) -> Iterator[tuple[int, str | None, str | None, str | 
                 continue
             try:
                 record = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                yield number, None, None, f"line {number}: not valid JSON ({exc.msg})"
+            except (ValueError, RecursionError) as exc:  # also: nested too deeply, an int too long
+                yield number, None, None, f"line {number}: not valid JSON ({json_problem(exc)})"
                 continue
             if not isinstance(record, dict):
                 yield number, None, None, f"line {number}: expected a JSON object"

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.codec import json_problem
 from rlvr.core.types import Verdict
 from rlvr.graders.repo.swebench import SweBenchRunner, SweInstance, read_instances
 
@@ -40,8 +41,8 @@ def read_patches(path: Path) -> Iterator[tuple[int, str | None, str | None, str 
                 continue
             try:
                 record = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                yield number, None, None, f"line {number}: not valid JSON ({exc.msg})"
+            except (ValueError, RecursionError) as exc:  # also: nested too deeply, an int too long
+                yield number, None, None, f"line {number}: not valid JSON ({json_problem(exc)})"
                 continue
             if not isinstance(record, dict):
                 yield number, None, None, f"line {number}: expected a JSON object"

@@ -106,6 +106,9 @@ class ExecResult:
     """Isolation caveats that apply to this run (e.g. `degraded:no-namespaces`); copy into Verdict.flags."""
     denied: list[str] = field(default_factory=list)
     """Operations the sandbox refused this candidate (`rlvr.core.flags.DENIED_OPS` names, in order)."""
+    load_count: int | None = None
+    """Traced runs: operations the program's module did while loading (its own code, not the import
+    machinery nor the standard-library modules it imports); counted in no call."""
 
     @property
     def sandbox_error(self) -> bool:
@@ -368,6 +371,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
     peaks += [None] * (n_calls - len(peaks))
     exit_code = raw.get("exit")
     denied = [op for op in raw.get("denied") or [] if isinstance(op, str) and op in DENIED_OPS]
+    load_count = raw.get("load_count")
     return ExecResult(
         status=status,
         outcomes=outcomes,
@@ -377,6 +381,7 @@ def decode_response(raw: dict[str, Any], n_calls: int) -> ExecResult:
         wall=float(raw.get("wall") or 0.0),
         detail=str(raw.get("detail") or "")[:500],
         denied=list(dict.fromkeys(denied)),
+        load_count=load_count if type(load_count) is int and load_count >= 0 else None,
     )
 
 

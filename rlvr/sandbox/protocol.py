@@ -37,6 +37,7 @@ def decode_child_stream(
     peaks: dict[int, Any] = {}
     detail = ""
     done = loaded = False
+    load_count: int | None = None
     offset = 0
     try:
         while offset + 4 <= len(stream):
@@ -51,6 +52,8 @@ def decode_child_stream(
             kind, payload = message[1], message[2]
             if kind == "loaded":
                 loaded = True
+                if type(payload) is int and payload >= 0:  # traced runs: the module's load-time ops
+                    load_count = payload
             elif kind == "load":
                 detail = "load error: " + str(payload)[:200]
             elif kind == "result":
@@ -78,6 +81,7 @@ def decode_child_stream(
     return {
         "status": status,
         "loaded": loaded,
+        "load_count": load_count,
         "results": [results.get(i) for i in range(size)],
         "counts": [counts.get(i) for i in range(size)],
         "peaks": [peaks.get(i) for i in range(size)],

@@ -177,6 +177,8 @@ POSIX_REMOVED = (
     "pipe2",
     "memfd_create",
     "eventfd",
+    "eventfd_write",  # writes 8 bytes to any descriptor (the result channel included)
+    "eventfd_read",
     "tee",
     "mkfifo",  # no audit event exists for these: they are removed (and the kernel filter denies them)
     "mknod",
@@ -188,7 +190,7 @@ POSIX_REMOVED = (
     "pidfd_open",
     "setpgid",
 )
-SIGNAL_REMOVED = ("pidfd_send_signal",)
+SIGNAL_REMOVED = ("pidfd_send_signal", "set_wakeup_fd")  # set_wakeup_fd: a byte per signal to any fd
 
 # Which operation a refusal stands for: the child reports it (kind "denied") so the grader can flag
 # `sandbox:denied:<op>`. The names are rlvr/core/flags.py's DENIED_OPS (a test keeps them in step).
@@ -279,6 +281,9 @@ REMOVED_OPS = {
     "pipe": "descriptor",
     "pipe2": "descriptor",
     "eventfd": "descriptor",
+    "eventfd_write": "file_write",
+    "eventfd_read": "descriptor",
+    "set_wakeup_fd": "descriptor",
     "tee": "descriptor",
     "setpriority": "process_control",
     "sched_setaffinity": "process_control",
@@ -392,6 +397,8 @@ def install_audit_hook(
     event_ops=EVENT_OPS,
     module_ops=MODULE_OPS,
     denied_ops=DENIED_OPS,
+    in_memory=(":memory:", ""),
+    memory_uri="file::memory:",
     len=len,
     type=type,
     str=str,
@@ -435,6 +442,10 @@ def install_audit_hook(
             top = args[0].partition(".")[0]
             if top in blocked_modules or args[0] in no_reimport:
                 deny(module_ops.get(top, "import"), "import " + args[0])
+        if event == "sqlite3.connect":  # SQLite opens its files from C, with no "open" event
+            database = args[0] if len(args) == 1 else None
+            if not (type(database) is str and (database in in_memory or database.startswith(memory_uri))):
+                deny("file_read", "sqlite3.connect")
         if event == "object.__getattr__" and args[1] in frame_attributes:
             deny("introspection", "frame access")
         if event == "open":
@@ -615,6 +626,27 @@ def code_ids(*codes):
     return frozenset(found)
 
 
+FROZEN_CODE = [frozenset()]  # filled by main(): see frozen_code_ids
+
+
+def frozen_code_ids():
+    """ids of the code objects of the frozen standard-library modules (the import machinery, io, abc,
+    codecs). Their co_filename is "<frozen ...>", which code a candidate compiles could also claim,
+    so they are known by identity."""
+    codes = []
+    for module in list(sys.modules.values()):
+        if getattr(getattr(module, "__spec__", None), "origin", None) != "frozen":
+            continue
+        for value in list(vars(module).values()):
+            for member in list(vars(value).values()) if isinstance(value, type) else [value]:
+                member = getattr(member, "__func__", member)
+                for function in (member, getattr(member, "fget", None), getattr(member, "fset", None)):
+                    code = getattr(function, "__code__", None)
+                    if type(code) is type(frozen_code_ids.__code__):
+                        codes.append(code)
+    return code_ids(*codes)
+
+
 def run_candidate(request, token, wfd):
     """In the forked child. Never returns: ends with os._exit."""
     write, exit_now, pack, length = os.write, os._exit, struct.pack, len
@@ -633,6 +665,12 @@ def run_candidate(request, token, wfd):
 
     uncounted = code_ids(wire.__code__, encode.__code__, send.__code__)
     code_id = id
+    # while the module loads: the ids of the candidate's own code objects. Load-time work is reported
+    # beside the calls' counts (a table built at load time is work like any other), without the
+    # import machinery and the standard-library modules it runs (an honest `import textwrap`)
+    loading: list[frozenset[int] | None] = [None]
+    library_prefix, frozen = STDLIB_DIR + os.sep, FROZEN_CODE[0]
+    str_startswith, str_type = str.startswith, str
 
     def local_trace(frame, event, arg):
         if event == "line":
@@ -644,8 +682,14 @@ def run_candidate(request, token, wfd):
         # exec/eval/compile under any globals, lambdas, generators, comprehensions, class bodies,
         # the standard library it calls — except the sandbox's own result encoding. Identity, not
         # equality: a candidate cannot make its code count as ours by compiling the same text.
-        if code_id(frame.f_code) in uncounted:
+        code = frame.f_code
+        if code_id(code) in uncounted:
             return None
+        own = loading[0]
+        if own is not None and code_id(code) not in own:
+            name = code.co_filename
+            if code_id(code) in frozen or (type(name) is str_type and str_startswith(name, library_prefix)):
+                return None
         counter[0] += 1
         return local_trace
 
@@ -683,7 +727,10 @@ def run_candidate(request, token, wfd):
     request = None
     try:
         code = compile(source, CANDIDATE_FILE, "exec")
+        counter[0] = 0
+        loading[0] = code_ids(code)
         exec(code, namespace)
+        loading[0] = None
         function = namespace.get(entry)
         if not callable(function):
             send("load", "entry point not defined: " + str(entry)[:100])
@@ -694,7 +741,7 @@ def run_candidate(request, token, wfd):
             note(op)
         send("load", type_of(exc).__name__)
         exit_now(0)
-    send("loaded", None)
+    send("loaded", counter[0] if trace else None)  # the module's own load-time operations
     for index, args in enumerate(calls):
         counter[0] = 0
         peak = baseline = None
@@ -1019,6 +1066,10 @@ def main():
 
     Buffers.get("job", 1 << 16)
     Buffers.get("output", (1 << 20) + 1)
+    try:
+        FROZEN_CODE[0] = frozen_code_ids()
+    except Exception:  # never fail to serve over it: frozen library code then counts as load-time work
+        pass
     gc.collect()
     gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork
     while True:

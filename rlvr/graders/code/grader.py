@@ -105,6 +105,7 @@ class CodeGrader(Grader):
         self._reference_counts: dict[str, list[int | None]] = {}
         self._allowed: dict[str, frozenset[str]] = {}
         self._reference_peaks: dict[str, list[int | None]] = {}  # bytes per call, beside the counts
+        self._reference_loads: dict[str, int | None] = {}  # the reference module's load-time ops
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-types")
         self._programs: ProgramTasks | None = None
@@ -245,6 +246,7 @@ class CodeGrader(Grader):
                 if result.status == "ok":
                     self._reference_counts[task_id] = list(result.counts)
                     self._reference_peaks[task_id] = list(result.peaks)
+                    self._reference_loads[task_id] = result.load_count
         for item, result in zip(growth, results[len(reference_jobs) + len(jobs) :], strict=True):
             item.perf = result
         return results[len(reference_jobs) : len(reference_jobs) + len(jobs)]
@@ -273,9 +275,20 @@ class CodeGrader(Grader):
         assert oracle is not None
         tests = len(oracle.calls)
         reference_peaks = self._reference_peaks.get(item.task.id, [])
+        reference_load = self._reference_loads.get(item.task.id)
+
+        def charged(run: ExecResult, sizes: tuple[int, ...] = ()) -> list[int | None]:
+            """The run's counts, its load-time work beyond the reference's added to its (largest) last
+            call: answers tabulated while the module loads are work, not free."""
+            counts = list(run.counts)
+            last = max(range(len(counts)), key=lambda i: (sizes[i], i)) if len(sizes) == len(counts) else -1
+            if counts and type(counts[last]) is int and type(run.load_count) is int:
+                counts[last] = int(counts[last] or 0) + max(0, run.load_count - int(reference_load or 0))
+            return counts
+
         if not oracle.perf_calls:
             return perf_score(
-                reference_counts[:tests], result.counts, None, reference_peaks[:tests], result.peaks
+                reference_counts[:tests], charged(result), None, reference_peaks[:tests], result.peaks
             )
         run = item.perf
         if run is None or run.status != "ok":
@@ -285,7 +298,7 @@ class CodeGrader(Grader):
             return PerfResult(0.0, 0, 0, "wrong answer on a growth input")
         return perf_score(
             reference_counts[tests:],
-            run.counts,
+            charged(run, tuple(oracle.perf_sizes)),
             PerfPlan(oracle.perf_sizes),
             reference_peaks[tests:],
             run.peaks,

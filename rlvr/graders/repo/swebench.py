@@ -13,8 +13,9 @@ Grading a candidate patch (a unified diff, or whole-file blocks):
 2. the patch is parsed and applied to the files it names, as text, never following a symlink; a patch
    that does not apply fails the `patch` gate;
 3. a patch touching a protected path — tests/, conftest.py, test_*.py / *_test.py anywhere, every file
-   named by a test id or touched by `test_patch` — fails with `protected_path_edit` and `test_tamper`,
-   without running anything;
+   named by a test id or touched by `test_patch`, and root-level modules the run would import in place
+   of pytest, its dependencies or its plugin (see TEST_PATTERNS) — fails with `protected_path_edit` and
+   `test_tamper`, without running anything;
 4. `test_patch` is applied, then pytest runs on the test files of the ids in a one-shot container
    (`rlvr.sandbox.docker_backend.run_once`: no network, read-only root and repository, only a local
    image, nothing downloaded) with a small reporting plugin; the verdict passes when every
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.codec import json_problem
 from rlvr.core.types import Component, Verdict
 from rlvr.graders.repo.patch import PatchError, apply_completion, parse_file_blocks, parse_unified_diff
 from rlvr.graders.repo.workspace import Workspace, WorkspaceError
@@ -54,6 +56,26 @@ TEST_PATTERNS: tuple[str, ...] = (
     "**/test_*.py",
     "*_test.py",
     "**/*_test.py",
+    # what the test run imports before any test, from the repository root (the first entry of its
+    # sys.path under `python -m pytest`, and on PYTHONPATH): a root-level pytest, its plugin or a
+    # sitecustomize there replaces the runner itself and prints whatever report it likes
+    "pytest.py",
+    "pytest/*",
+    "_pytest.py",
+    "_pytest/*",
+    "pluggy.py",
+    "pluggy/*",
+    "py.py",
+    "iniconfig.py",
+    "iniconfig/__init__.py",
+    "packaging.py",
+    "packaging/__init__.py",
+    "pygments.py",
+    "pygments/__init__.py",
+    "rlvr_swe_report.py",
+    "sitecustomize.py",
+    "usercustomize.py",
+    "pytest.ini",
 )
 REPORT_TAG = "RLVR-SWE-REPORT"
 PLUGIN_MODULE = "rlvr_swe_report"
@@ -90,7 +112,7 @@ def _ids(value: Any, name: str) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # also: nested too deeply, an int too long
             raise InstanceError(f"{name} must be a list of pytest ids (or its JSON text)") from None
     if not isinstance(value, list) or not all(isinstance(i, str) and i for i in value):
         raise InstanceError(f"{name} must be a list of pytest ids")
@@ -101,9 +123,13 @@ def instance_from_json(line: dict[str, Any], root: Path) -> SweInstance:
     for name in ("instance_id", "repo", "base_commit"):
         if not isinstance(line.get(name), str) or not line[name]:
             raise InstanceError(f"{name} is missing or not a string")
+    try:
+        repo_dir = (root / line["repo"]).resolve()
+    except (OSError, ValueError) as exc:  # a NUL byte, a name too long for the file system
+        raise InstanceError(f"repo is not a usable path: {type(exc).__name__}: {str(exc)[:100]}") from None
     instance = SweInstance(
         instance_id=line["instance_id"],
-        repo_dir=(root / line["repo"]).resolve(),
+        repo_dir=repo_dir,
         base_commit=line["base_commit"],
         fail_to_pass=_ids(line.get("FAIL_TO_PASS", []), "FAIL_TO_PASS"),
         pass_to_pass=_ids(line.get("PASS_TO_PASS", []), "PASS_TO_PASS"),
@@ -114,6 +140,13 @@ def instance_from_json(line: dict[str, Any], root: Path) -> SweInstance:
     if not instance.fail_to_pass:
         raise InstanceError("FAIL_TO_PASS must name at least one test")
     return instance
+
+
+def _is_directory(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name too long for the file system (is_dir lets ENAMETOOLONG through)
+        return False
 
 
 def read_instances(
@@ -131,20 +164,21 @@ def read_instances(
             named: str | None = None
             try:
                 line = json.loads(raw)
+            except (ValueError, RecursionError) as exc:  # also: nested too deeply, an int too long
+                problems.append((number, f"not valid JSON ({json_problem(exc)})", None))
+                continue
+            try:
                 if not isinstance(line, dict):
                     raise InstanceError("expected a JSON object")
                 named = line["instance_id"] if isinstance(line.get("instance_id"), str) else None
                 instance = instance_from_json(line, path.parent)
-            except json.JSONDecodeError as exc:
-                problems.append((number, f"not valid JSON ({exc.msg})", None))
-                continue
             except InstanceError as exc:
                 problems.append((number, str(exc), named))
                 continue
             if instance.instance_id in found:
                 first = found[instance.instance_id][0]
                 problems.append((number, f"instance_id {instance.instance_id!r} repeats line {first}", None))
-            elif not instance.repo_dir.is_dir():
+            elif not _is_directory(instance.repo_dir):
                 problems.append((number, f"repo {instance.repo_dir} is not a directory", named))
             else:
                 found[instance.instance_id] = (number, instance)
@@ -158,8 +192,9 @@ def load_instances(path: Path) -> list[SweInstance]:
         if raw.strip():
             try:
                 instances.append(instance_from_json(json.loads(raw), path.parent))
-            except (InstanceError, json.JSONDecodeError) as exc:
-                raise InstanceError(f"{path}:{number}: {exc}") from None
+            except (ValueError, RecursionError) as exc:  # InstanceError, bad JSON, too deep, int too long
+                problem = str(exc) if isinstance(exc, InstanceError) else json_problem(exc)
+                raise InstanceError(f"{path}:{number}: {problem}") from None
     return instances
 
 
@@ -286,7 +321,7 @@ def parse_report(stdout: bytes, nonce: str) -> dict[str, str] | None:
         if line.startswith(prefix):
             try:
                 payload = json.loads(line[len(prefix) :])
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # the runner's output is the candidate's: anything
                 return None
             results = payload.get("results") if isinstance(payload, dict) else None
             if isinstance(results, dict):

@@ -228,3 +228,12 @@ def test_the_compiler_charges_directives_that_reach_it(typescript_grader):
     assert [any("suppression" in d["message"] for d in r.diagnostics) for r in results] == [True, True, False]
     # and the directives hid nothing: the type error under them is reported too
     assert all(any("not assignable" in d["message"] for d in r.diagnostics) for r in results[:2])
+
+
+def test_the_weak_visible_verifier_is_refused_for_typescript_packs() -> None:
+    from rlvr.graders.base import make_grader
+    from rlvr.graders.options import OptionsError
+    from rlvr.task_packs.registry import load_pack
+
+    with pytest.raises(OptionsError, match="verifier"):
+        make_grader(load_pack("humaneval-ts"), verifier="visible")

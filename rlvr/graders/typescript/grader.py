@@ -33,6 +33,7 @@ from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
 from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
 from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_score
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
+from rlvr.graders.options import OptionsError
 from rlvr.graders.typescript.compiler import CheckResult, TsCompiler
 from rlvr.graders.typescript.extract import extract_program
 from rlvr.graders.typescript.oracle import TsOracle, python_task
@@ -89,6 +90,10 @@ class TypeScriptGrader(Grader):
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)
         o = self.options
+        if o.verifier != "hidden":  # the weak research mode exists for Python code packs only
+            raise OptionsError(
+                f"option 'verifier' = {o.verifier!r} is not supported for TypeScript packs; use 'hidden'"
+            )
         defaults = {**CODE_WEIGHTS, **({} if o.types else {"types": 0.0})}
         self.weights = normalized_weights(o.weights, defaults, CODE_GATES)
         self.weights_without_perf = normalized_weights(

@@ -357,3 +357,43 @@ def test_grading_errors_hold_the_disrupted_episodes_once_across_a_resume(
         assert sum(e["dropped"] for e in logged) == record["grading_disrupted"] > 0
     assert [e["step"] for e in errors] == sorted(e["step"] for e in errors)
     assert all(e["fault"] == "sandbox" for e in errors if e["dropped"])
+
+
+def test_multi_turn_grpo_runs_on_the_repository_agent_env(tmp_path: Path) -> None:
+    """Smoke run: the multi-turn trainer drives `rlvr/Repo-v0` agent episodes (a local tiny model with
+    no warm start: its tool calls are mostly malformed, which the env answers with error observations)."""
+    from rlvr.task_packs.registry import load_pack
+    from rlvr.trainer.config import ModelConfig
+    from rlvr.trainer.model import build_tiny_model, build_tokenizer
+
+    model_dir = tmp_path / "tiny"
+    prompts = [t.prompt for t in load_pack("repo-tasks").tasks("train")[:50]]
+    tokenizer = build_tokenizer(prompts + ['[{"name": "submit", "arguments": {}}]'], 512)
+    build_tiny_model(tokenizer, ModelConfig(tiny_layers=1, tiny_hidden=32, tiny_heads=2), 0).save_pretrained(
+        model_dir
+    )
+    tokenizer.save_pretrained(model_dir)
+    out = tmp_path / "run"
+    settings = [
+        "run.pack=repo-tasks",
+        "run.env=rlvr/Repo-v0",
+        "grpo.rollout=episodes",
+        f"model.path={model_dir}",
+        "sft.steps=0",
+        "grpo.steps=2",
+        "grpo.tasks_per_step=2",
+        "grpo.group_size=2",
+        "grpo.group_size_max=2",
+        "grpo.max_new_tokens=24",
+        "grpo.max_turns=2",
+        "run.eval_max_tasks=2",
+        "run.eval_samples=1",
+        "run.grader_types=false",
+    ]
+    args = ["train", "--out", str(out)] + [item for s in settings for item in ("--set", s)]
+    assert main(args) == 0
+    records = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records] == [1, 2]
+    assert all(r["grading_disrupted"] == 0 and 1 <= r["turns_per_episode"] <= 2 for r in records)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["heldout"]["after"]["grading_disrupted"] == 0

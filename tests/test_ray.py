@@ -252,3 +252,23 @@ def test_executor_arguments_are_checked(toy_pack):
         make_executor_grader(toy_pack, "local", ray_address="127.0.0.1:6379")
     with pytest.raises(ValueError, match="workers"):
         RayGrader(toy_pack, workers=0)
+
+
+def test_require_isolation_reaches_the_actors_through_their_runtime_env(ray_cluster, toy_pack, monkeypatch):
+    """`--require-isolation` (the environment variable it sets) holds on every worker node, also on a
+    cluster started without it: the actors get it through their Ray runtime environment."""
+    from rlvr.sandbox.pool import REQUIRE_ISOLATION_ENV
+
+    @ray_cluster.remote(num_cpus=0)
+    def cluster_value() -> str | None:
+        return os.environ.get(REQUIRE_ISOLATION_ENV)
+
+    if ray_cluster.get(cluster_value.remote()) not in (None, "", "0"):
+        pytest.skip("this cluster's workers were started with the variable set: the check would be vacuous")
+    monkeypatch.setenv(REQUIRE_ISOLATION_ENV, "1")
+    grader = toy_grader(toy_pack)
+    try:
+        described = ray_cluster.get([slot.actor.describe.remote() for slot in grader.slots])
+    finally:
+        grader.close()
+    assert [d["require_isolation"] for d in described] == [True, True]

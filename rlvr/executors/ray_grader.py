@@ -32,6 +32,7 @@ from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
 from rlvr.executors.ray_cluster import connect
 from rlvr.graders.base import Grader, check_options, grade_or_fault, make_grader
+from rlvr.sandbox.pool import REQUIRE_ISOLATION_ENV, isolation_required
 from rlvr.task_packs.registry import resolve_pack
 
 GraderFactory = Callable[..., Grader]
@@ -49,9 +50,13 @@ class GradingWorker:
         self.grader = (factory or make_grader)(resolved, **options)
 
     def describe(self) -> dict[str, Any]:
-        """The actor's process id and its grader's reward weights."""
+        """The actor's process id, its grader's reward weights and whether it refuses degraded sandboxes."""
         weights = getattr(self.grader, "weights", None)
-        return {"pid": os.getpid(), "weights": dict(weights) if isinstance(weights, dict) else None}
+        return {
+            "pid": os.getpid(),
+            "weights": dict(weights) if isinstance(weights, dict) else None,
+            "require_isolation": isolation_required(),
+        }
 
     def grade(self, task_ids: list[str], completions: list[str]) -> list[Verdict]:
         return grade_or_fault(self.grader, task_ids, completions)
@@ -150,7 +155,10 @@ class RayGrader(Grader):
         if isinstance(pack, str) and Path(pack).is_dir():  # actors may run in another directory
             pack_spec = str(Path(pack).resolve())
         self._actor_args = (pack_spec, grader_factory, actor_options)
-        self._actor_class = self.ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(GradingWorker)
+        remote_options: dict[str, Any] = {"num_cpus": cpus_per_worker, "max_restarts": 0}
+        if isolation_required():  # `--require-isolation` holds on every node, not just where it was given
+            remote_options["runtime_env"] = {"env_vars": {REQUIRE_ISOLATION_ENV: "1"}}
+        self._actor_class = self.ray.remote(**remote_options)(GradingWorker)
         self._lock = threading.Lock()
         self._closed = False
         self.slots: list[_Slot] = []

@@ -19,7 +19,8 @@ import random
 import re
 from typing import Any
 
-MAX_SAFE_INTEGER = 2**53 - 1
+from rlvr.specs.javascript_values import MAX_SAFE_INTEGER, same_in_javascript
+
 _CHECK_SEED = 1729
 
 
@@ -136,44 +137,6 @@ def _check_values(value: Any) -> None:
     elif kind == "record":
         for item in value.values():
             _check_values(item)
-
-
-def js_view(value: Any) -> Any:
-    """`value` as a JavaScript program receives it through JSON: integral floats are integers (3.0
-    is 3), tuples are lists."""
-    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
-        return int(value)
-    if isinstance(value, list | tuple):
-        return [js_view(v) for v in value]
-    if isinstance(value, dict):
-        return {k: js_view(v) for k, v in value.items()}
-    return value
-
-
-def _blurred(value: Any) -> bool:
-    """Whether JSON changes `value` on its way to JavaScript (an integral float or a tuple in it)."""
-    if isinstance(value, float):
-        return value.is_integer()
-    if isinstance(value, tuple):
-        return True
-    if isinstance(value, list):
-        return any(_blurred(v) for v in value)
-    if isinstance(value, dict):
-        return any(_blurred(v) for v in value.values())
-    return False
-
-
-def same_in_javascript(function: Any, args: tuple[Any, ...], value: Any, raised: bool) -> bool:
-    """Whether the (trusted) reference answers the arguments as JavaScript receives them (`js_view`)
-    as it answers the arguments themselves; where it does not (e.g. `f(3.0) != f(3)`), no
-    TypeScript program can pass the call."""
-    if not _blurred(list(args)):
-        return True
-    try:
-        other = function(*js_view(list(args)))
-    except Exception:
-        return raised
-    return not raised and js_view(other) == js_view(value)
 
 
 # ---------------------------------------------------------------- recording the task's own calls

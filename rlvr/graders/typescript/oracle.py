@@ -29,8 +29,8 @@ from typing import Any
 from rlvr.core.types import Task
 from rlvr.graders.code.oracle import CodeOracle, Expected, OracleError, TestOutcome
 from rlvr.sandbox.pool import CallOutcome
+from rlvr.specs.javascript_values import MAX_SAFE_INTEGER, same_in_javascript
 
-MAX_SAFE_INTEGER = 2**53 - 1
 MAX_DEPTH = 64
 THROWN = "Error"  # what the node runner reports for any thrown value
 
@@ -56,41 +56,9 @@ def call_representable(args: tuple[Any, ...], expected: Expected) -> bool:
     return representable(list(args)) and (expected.raises is not None or representable(expected.value))
 
 
-def _blurred(value: Any) -> bool:
-    """Whether JSON changes `value` on its way to JavaScript (an integral float or a tuple in it)."""
-    if isinstance(value, float):
-        return value.is_integer()
-    if isinstance(value, tuple):
-        return True
-    if isinstance(value, list):
-        return any(_blurred(v) for v in value)
-    if isinstance(value, dict):
-        return any(_blurred(v) for v in value.values())
-    return False
-
-
-def js_view(value: Any) -> Any:
-    """`value` as a JavaScript program receives it: integral floats are integers, tuples lists."""
-    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
-        return int(value)
-    if isinstance(value, list | tuple):
-        return [js_view(v) for v in value]
-    if isinstance(value, dict):
-        return {k: js_view(v) for k, v in value.items()}
-    return value
-
-
 def answers_alike(reference: Callable[..., Any], args: tuple[Any, ...], expected: Expected) -> bool:
-    """Whether the (trusted) reference answers the arguments as JavaScript receives them as it
-    answers the arguments themselves. Where it does not (`f(3.0) != f(3)`, or a tuple argument
-    read differently from a list), no TypeScript program can pass the call."""
-    if not _blurred(list(args)):
-        return True
-    try:
-        other = reference(*js_view(list(args)))
-    except Exception:
-        return expected.raises is not None
-    return expected.raises is None and js_view(other) == js_view(expected.value)
+    """`same_in_javascript` for one of the task's calls."""
+    return same_in_javascript(reference, args, expected.value, expected.raises is not None)
 
 
 def shaped(expected: Any, actual: Any, depth: int = 0) -> Any:

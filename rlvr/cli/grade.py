@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rlvr.cli.completions import read_completions
 from rlvr.cli.isolation import add_require_isolation
 from rlvr.cli.swebench import add_options as add_swebench_options
 from rlvr.cli.swebench import run_swebench
-from rlvr.core.codec import json_problem
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import PackError, load_pack
@@ -55,25 +55,7 @@ def add_parser(subparsers: Any) -> None:
 
 def read_lines(path: Path) -> Iterator[tuple[int, str | None, str | None, str | None]]:
     """(line number, task_id, completion, error) for every non-blank line; never raises on content."""
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except (ValueError, RecursionError) as exc:  # also: nested too deeply, an int too long
-                yield number, None, None, f"line {number}: not valid JSON ({json_problem(exc)})"
-                continue
-            if not isinstance(record, dict):
-                yield number, None, None, f"line {number}: expected a JSON object"
-                continue
-            task_id, completion = record.get("task_id"), record.get("completion")
-            if not isinstance(task_id, str) or not task_id:
-                yield number, None, None, f"line {number}: missing or non-string task_id"
-            elif not isinstance(completion, str):
-                yield number, task_id, None, f"line {number}: missing or non-string completion"
-            else:
-                yield number, task_id, completion, None
+    return read_completions(path)
 
 
 def _grader(args: argparse.Namespace, pack: Any) -> Grader:

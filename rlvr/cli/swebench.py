@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from rlvr.core.codec import json_problem
+from rlvr.cli.completions import read_completions
 from rlvr.core.types import Verdict
 from rlvr.graders.repo.swebench import SweBenchRunner, SweInstance, read_instances
 
@@ -34,33 +34,9 @@ PATCH_KEYS = ("completion", "model_patch")
 
 
 def read_patches(path: Path) -> Iterator[tuple[int, str | None, str | None, str | None]]:
-    """(line number, instance id, patch, error) for every non-blank line; never raises on content."""
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except (ValueError, RecursionError) as exc:  # also: nested too deeply, an int too long
-                yield number, None, None, f"line {number}: not valid JSON ({json_problem(exc)})"
-                continue
-            if not isinstance(record, dict):
-                yield number, None, None, f"line {number}: expected a JSON object"
-                continue
-            key = next((k for k in ID_KEYS if k in record), ID_KEYS[0])
-            patch_key = next((k for k in PATCH_KEYS if k in record), PATCH_KEYS[0])
-            instance_id, patch = record.get(key), record.get(patch_key)
-            if not isinstance(instance_id, str) or not instance_id:
-                yield number, None, None, f"line {number}: missing or non-string task_id (or instance_id)"
-            elif not isinstance(patch, str):
-                yield (
-                    number,
-                    instance_id,
-                    None,
-                    f"line {number}: missing or non-string completion (or model_patch)",
-                )
-            else:
-                yield number, instance_id, patch, None
+    """(line number, instance id, patch, error) for every non-blank line; never raises on content.
+    A line is rlvr's `{"task_id", "completion"}` or SWE-bench's `{"instance_id", "model_patch"}`."""
+    return read_completions(path, ID_KEYS, PATCH_KEYS)
 
 
 def check_engine(runner: SweBenchRunner) -> str | None:

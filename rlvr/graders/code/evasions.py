@@ -314,17 +314,3 @@ def _in_annotation(node: Node) -> bool:
             return True
         parent = parent.parent
     return False
-
-
-_SUPPRESSION = re.compile(r"#\s*(type\s*:\s*ignore|pyright\s*:|mypy\s*:)", re.IGNORECASE)
-
-
-def has_suppression_comment(source: str) -> bool:
-    """Whether a comment tries to switch type checking off (`# type: ignore`, `# pyright: ...`,
-    `# mypy: ...`). It buys nothing (comments are blanked before checking); the verdict flags the
-    attempt as `suppression_comment`. Only real comments count, not text inside strings."""
-    encoded = source.encode("utf-8", "surrogatepass")
-    return any(
-        node.type == "comment" and _SUPPRESSION.match(text_of(node))
-        for node, _depth in subtree(parse_source(encoded).root_node)
-    )

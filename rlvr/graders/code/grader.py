@@ -17,7 +17,7 @@ from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.graders.code.evasions import allowed_kinds, has_suppression_comment
+from rlvr.graders.code.evasions import allowed_kinds
 from rlvr.graders.code.extract import Extraction, extract_program
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import CodeOracle, OracleCache, OracleError
@@ -344,7 +344,7 @@ class CodeGrader(Grader):
         elif self.weights["types"] == 0:
             components["types"] = Component(0.0, 0.0, "disabled")
 
-        if has_suppression_comment(item.program):
+        if item.syntax.suppressions:  # found by the syntax layer; comments are blanked before pyright
             flags.append("suppression_comment")
         timings["tests"] = result.wall
         feedback = ""

@@ -15,17 +15,10 @@ from dataclasses import dataclass, field
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, MAX_TREE_DEPTH, subtree
+from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, MAX_TREE_DEPTH, Comment, subtree
 
 _LANGUAGE = Language(tree_sitter_typescript.language_typescript())
 SUPPRESSION = re.compile(r"@ts-(?:ignore|nocheck|expect-error)\b|^/\s*<reference\b")
-
-
-@dataclass(frozen=True)
-class Comment:
-    line: int
-    column: int
-    text: str
 
 
 @dataclass

@@ -390,3 +390,25 @@ def test_procedural_tasks_are_reproducible_and_expected_state_is_the_reference_s
     assert a.hidden["expected_state"] == replay_calls("ledger", a.hidden["state"], calls)
     with pytest.raises(ValueError, match="difficulties"):
         generate_procedural("top_up_to", 1, 0)
+
+
+def test_test_worlds_split_holds_trained_templates_in_worlds_never_trained_on() -> None:
+    from rlvr.task_packs import tool_templates
+
+    pack = _tool_worlds()
+    train, worlds = pack.tasks("train"), pack.tasks("test_worlds")
+    assert {t.meta["template"] for t in worlds} == set(tool_templates.TRAIN_TEMPLATES)
+    assert all(t.id.rsplit("/", 1)[1].startswith("w") for t in worlds)
+    assert not {t.meta["instruction"] for t in worlds} & {t.meta["instruction"] for t in train}
+    assert not {json.dumps(t.hidden["state"], sort_keys=True) for t in worlds} & {
+        json.dumps(t.hidden["state"], sort_keys=True) for t in train
+    }
+    assert sum(t.difficulty <= 2 for t in worlds) >= 100
+    from rlvr.graders.base import make_grader
+
+    grader = make_grader(pack)
+    sample = worlds[::10]
+    verdicts = grader.grade_many([t.id for t in sample], [reference_transcript(t) for t in sample])
+    assert all(v.passed for v in verdicts), [v.feedback for v in verdicts if not v.passed]
+    with pytest.raises(ValueError, match="held out"):
+        tool_templates.draw_spec("refund", 1, 0, unseen_world=True)

@@ -248,8 +248,10 @@ def test_recipe_settings_are_checked() -> None:
             None, ['model.tiny_pretokenizer="chars"', "sft.max_difficulty=-1", "grpo.max_difficulty=-2"]
         )
     message = str(info.value)
-    assert "tiny_pretokenizer must be one of bytelevel, words" in message
+    assert "tiny_pretokenizer must be one of bytelevel, words, words_numbers" in message
     assert "[sft] max_difficulty must be >= 0" in message and "[grpo] max_difficulty must be >= 0" in message
+    with pytest.raises(ConfigError, match=r"\[run\] eval_max_difficulty must be >= 0"):
+        build_config(None, ["run.eval_max_difficulty=-1"])
     assert build_config(None, ['model.template="compact"']).model.template == "compact"
 
 
@@ -270,6 +272,9 @@ TOOL = [
     'model.template="compact"',
     "sft.max_difficulty=2",
     "grpo.max_difficulty=2",
+    'run.eval_split="test_worlds"',  # held-out: the trained templates in worlds never trained on
+    "run.eval_max_difficulty=1",
+    "run.eval_samples=1",
 ]
 
 
@@ -295,6 +300,10 @@ def test_multi_turn_run_resumes_after_sigkill_with_every_metric_line_once(tmp_pa
         assert all(key in r for r in records), key
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] == 6 and "pass_rate" in summary["heldout"]["after"]
+    from rlvr.task_packs.registry import load_pack
+
+    easy_worlds = [t for t in load_pack("tool-worlds").tasks("test_worlds") if t.difficulty <= 1]
+    assert summary["heldout"]["after"]["tasks"] == len(easy_worlds) > 0
     assert (out / "plots" / "agent.png").stat().st_size > 0
     config = json.loads((out / "config.json").read_text())
     assert config["model"]["template"] == "compact" and config["grpo"]["max_difficulty"] == 2

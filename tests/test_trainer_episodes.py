@@ -4,6 +4,7 @@ never loss; one advantage per episode; the single-turn fast path and the episode
 from __future__ import annotations
 
 import copy
+import json
 import random
 from typing import Any, cast
 
@@ -399,6 +400,27 @@ def test_words_pretokenizer_gives_a_name_the_same_tokens_in_text_and_in_json() -
         build_tokenizer(texts, 300, "chars")
 
 
+def test_words_numbers_pretokenizer_makes_every_digit_group_one_token() -> None:
+    """Numbers never seen in training are still whole tokens: groups of up to three digits, read
+    left to right, the same in the instruction and in the call (copying 41225 is copying 2 tokens)."""
+    from rlvr.trainer.model import DIGIT_GROUPS
+
+    texts = ["Transfer 500 cents from globex to acme.", '{"amount": 500, "day": "2026-03-14"}'] * 20
+    numbers = build_tokenizer(texts, 300, "words_numbers")
+    assert len(DIGIT_GROUPS) == 1110 and len(numbers) >= 1110
+    assert numbers.tokenize("41225") == ["412", "25"] and numbers.tokenize("007") == ["007"]
+    assert numbers.tokenize("SKU-983")[-2:] == ["-", "983"]
+    for amount in ("7", "41225", "1000000", "12.05"):
+        pieces = numbers.tokenize(amount)
+        assert numbers.tokenize(f"Transfer {amount} cents")[2 : 2 + len(pieces)] == pieces
+        call = numbers.tokenize(f'{{"amount": {amount}}}')
+        assert any(call[i : i + len(pieces)] == pieces for i in range(len(call)))
+    assert all(len(numbers.tokenize(group)) == 1 for group in DIGIT_GROUPS)
+    for text in [*texts, "Move é 0042\n\n  x\t{}", "a  b 9"]:
+        assert numbers.decode(numbers(text, add_special_tokens=False)["input_ids"]) == text
+    assert build_tokenizer(texts, 300, "words").tokenize("41225") == ["4", "1", "2", "2", "5"]
+
+
 def test_compact_template_shortens_tool_results_and_keeps_their_content(tokenizer: Any) -> None:
     from rlvr.trainer.episodes import CompactTemplate, compact_observation, make_template
 
@@ -418,3 +440,63 @@ def test_compact_template_shortens_tool_results_and_keeps_their_content(tokenize
     ids = template.observation_ids([], results)
     assert tokenizer.decode(ids) == "\nget_balance -> 83743\nread_file -> error: no such file: /a\n"
     assert len(ids) < len(PlainTemplate(tokenizer).observation_ids([], results)) / 2
+
+
+def test_noisy_episode_teacher_makes_ordinary_mistakes_the_verifier_catches(tool_pack: Any) -> None:
+    """A flawed reference changes one thing (an entity of the same shape from the world, a nearby
+    number, a wrong answer, or stopping before the last tool turn), and the real grader fails it."""
+    from rlvr.task_packs.tool_tasks import turn_text
+
+    grader = make_grader(tool_pack)
+    tasks = [t for t in distinct_prompts(tool_pack, 400) if t.meta.get("procedural")][:80]
+    rng = random.Random(7)
+    flawed = [teachers.flawed_reference(t, rng) for t in tasks]
+    assert all(f is not None for f in flawed)
+    kinds = {"entity": 0, "number": 0, "answer": 0, "stopped": 0}
+    for task, wrong in zip(tasks, flawed, strict=True):
+        assert wrong is not None and wrong != task.hidden["reference"]
+        reference = task.hidden["reference"]
+        if len(wrong) < len(reference):
+            kinds["stopped"] += 1
+            continue
+        changed = [(a, b) for a, b in zip(reference, wrong, strict=True) if a != b]
+        assert len(changed) == 1  # one mistake, in one turn
+        before, after = changed[0]
+        if isinstance(before, str):
+            kinds["answer"] += 1
+            continue
+        values = [
+            (x, y)
+            for c, d in zip(before, after, strict=True)
+            for x, y in zip(c["arguments"].values(), d["arguments"].values(), strict=True)
+            if x != y
+        ]
+        assert len(values) == 1
+        x, y = values[0]
+        if isinstance(x, str):  # another entity of the world, of the same shape
+            assert teachers._shape(x) == teachers._shape(y) and y in json.dumps(task.hidden["state"])
+            kinds["entity"] += 1
+        else:
+            assert type(x) is type(y) and x != y
+            kinds["number"] += 1
+    assert all(count > 0 for count in kinds.values()), kinds
+    verdicts = grader.grade_many(
+        [t.id for t in tasks], ["\n".join(turn_text(turn) for turn in wrong or []) for wrong in flawed]
+    )
+    failed = sum(not v.passed for v in verdicts)
+    assert failed >= 0.9 * len(tasks), f"only {failed}/{len(tasks)} flawed references fail"
+    assert all(v.error is None for v in verdicts)
+
+
+def test_teacher_transcripts_carry_mistakes_at_the_bug_rate(tool_pack: Any) -> None:
+    grader = make_grader(tool_pack)
+    tasks = distinct_prompts(tool_pack, 60)
+    clean = teachers.teacher_transcripts("rlvr/Tool-v0", tool_pack, grader, tasks)
+    assert teachers.teacher_transcripts("rlvr/Tool-v0", tool_pack, grader, tasks, bug_rate=0.0) == clean
+    noisy = teachers.teacher_transcripts("rlvr/Tool-v0", tool_pack, grader, tasks, bug_rate=0.5, seed=3)
+    again = teachers.teacher_transcripts("rlvr/Tool-v0", tool_pack, grader, tasks, bug_rate=0.5, seed=3)
+    assert noisy == again  # reproducible from the seed
+    differ = sum(a != b for a, b in zip(clean, noisy, strict=True))
+    assert 15 <= differ <= 45, differ
+    for (_, good), (_, bad) in zip(clean, noisy, strict=True):
+        assert bad[0] == good[0]  # the same instruction; a mistake is only ever in the teacher's turns

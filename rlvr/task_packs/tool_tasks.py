@@ -4,7 +4,9 @@ Two kinds of tasks, both kept stable:
 - the original hand-written templates (`tool/<template>/<index>`, 33 tasks; `HELD_OUT` ones are `test`);
 - procedural tasks (`tool/<template>/d<difficulty>/<index>`, rlvr/task_packs/tool_templates.py): worlds,
   goals, policies and distractors drawn per seed at difficulty 1-4; held-out templates in held-out worlds
-  (a disjoint vocabulary) form the `test` split.
+  (a disjoint vocabulary) form the `test` split; the training templates drawn from a second seed stream,
+  with no instruction that occurs in training, form the `test_worlds` split (what was learnt, in worlds
+  never seen: generalisation within the trained skills, which `test` does not measure).
 
 Every task's hidden spec holds its reference solution (`reference`: a list of turns, each a list of
 `{"name", "arguments"}` calls or the final answer), `optimal_calls` (the reference's number of calls, behind
@@ -26,8 +28,9 @@ from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, replay_calls, tool_prompt
 from rlvr.task_packs import tool_templates
 
 TASKS_PER_TEMPLATE = 3  # the original templates
-PROCEDURAL_TRAIN_PER_CELL = 30  # per template and difficulty: 19 templates x 2 levels x 30 = 1140 train tasks
+PROCEDURAL_TRAIN_PER_CELL = 200  # per template and difficulty: 19 templates x 2 levels x 200 = 7,600 train tasks
 PROCEDURAL_TEST_PER_CELL = 12  # 7 held-out templates x 2 levels x 12 = 168 test tasks
+PROCEDURAL_TEST_WORLDS_PER_CELL = 6  # training templates in unseen worlds: 19 x 2 levels x 6 = 228 test_worlds tasks
 Spec = dict[str, Any]  # text, world, state, goal, policy, reference (list of turns: list of calls | answer)
 
 
@@ -360,24 +363,32 @@ def generate(template: str, index: int) -> Task:
     )
 
 
-def generate_procedural(template: str, difficulty: int, index: int) -> Task:
-    """One procedural task: a reference of k turns gets k + 2 turns (at most the default limit)."""
-    spec = tool_templates.draw_spec(template, difficulty, index)
-    split = "test" if template in tool_templates.HELD_OUT_TEMPLATES else "train"
+def generate_procedural(template: str, difficulty: int, index: int, unseen_world: bool = False) -> Task:
+    """One procedural task: a reference of k turns gets k + 2 turns (at most the default limit).
+    `unseen_world`: a training template in a world of the `test_worlds` split (id `.../w<index>`)."""
+    spec = tool_templates.draw_spec(template, difficulty, index, unseen_world)
+    if unseen_world:
+        split, task_id = "test_worlds", f"tool/{template}/d{difficulty}/w{index}"
+    else:
+        split = "test" if template in tool_templates.HELD_OUT_TEMPLATES else "train"
+        task_id = f"tool/{template}/d{difficulty}/{index}"
     max_turns = min(DEFAULT_MAX_TURNS, len(spec["reference"]) + 2)
     meta = {"template": template, "procedural": True}
-    return _task(f"tool/{template}/d{difficulty}/{index}", spec, difficulty, split, meta, max_turns)
+    return _task(task_id, spec, difficulty, split, meta, max_turns)
 
 
-def procedural_tasks(template: str, difficulty: int, count: int) -> Iterable[Task]:
-    """`count` distinct tasks of one template and difficulty (indices that repeat an earlier world are skipped)."""
+def procedural_tasks(
+    template: str, difficulty: int, count: int, unseen_world: bool = False, trained: frozenset[str] = frozenset()
+) -> Iterable[Task]:
+    """`count` distinct tasks of one template and difficulty (indices that repeat an earlier world are
+    skipped, and so is any task whose instruction is in `trained`)."""
     seen: set[str] = set()
     index = 0
     while len(seen) < count and index < 20 * count:
-        task = generate_procedural(template, difficulty, index)
+        task = generate_procedural(template, difficulty, index, unseen_world)
         index += 1
         key = json.dumps([task.prompt, task.hidden["state"]], sort_keys=True)
-        if key not in seen:
+        if key not in seen and task.meta["instruction"] not in trained:
             seen.add(key)
             yield task
 
@@ -385,18 +396,22 @@ def procedural_tasks(template: str, difficulty: int, count: int) -> Iterable[Tas
 class ToolWorldsPack(TaskPack):
     name = "tool-worlds"
     family = "tool"
-    version = "2"
+    version = "3"
     description = (
         "Multi-turn tool use (OpenAI function calling) over simulated files, ledger, calendar and inventory, with "
         "permission policies, whole-state checks against the reference's final state and an efficiency "
-        "component; 33 hand-written tasks plus procedural ones at difficulty 1-4 (1,140 train); test split = "
-        "held-out templates in held-out worlds."
+        "component; 33 hand-written tasks plus procedural ones at difficulty 1-4 (7,600 train); test split = "
+        "held-out templates in held-out worlds; test_worlds = training templates in unseen worlds."
     )
 
     def _load(self) -> Iterable[Task]:
+        trained: set[str] = set()
         for template in [*TRAIN_TEMPLATES, *HELD_OUT]:
             for index in range(TASKS_PER_TEMPLATE):
-                yield generate(template, index)
+                task = generate(template, index)
+                if task.split == "train":
+                    trained.add(task.meta["instruction"])
+                yield task
         cells = [
             (name, PROCEDURAL_TRAIN_PER_CELL, base)
             for name, (base, _) in tool_templates.TRAIN_TEMPLATES.items()
@@ -407,4 +422,13 @@ class ToolWorldsPack(TaskPack):
         ]
         for template, count, base in cells:
             for difficulty in (base, base + 1):
-                yield from procedural_tasks(template, difficulty, count)
+                for task in procedural_tasks(template, difficulty, count):
+                    if task.split == "train":
+                        trained.add(task.meta["instruction"])
+                    yield task
+        # the skills trained on in worlds never trained on: not one instruction seen in training
+        for name, (base, _) in tool_templates.TRAIN_TEMPLATES.items():
+            for difficulty in (base, base + 1):
+                yield from procedural_tasks(
+                    name, difficulty, PROCEDURAL_TEST_WORLDS_PER_CELL, True, frozenset(trained)
+                )

@@ -7,7 +7,8 @@ level above its base adds distractors and a stricter policy (read-only resources
 tight call budget), each stated in the instruction.
 
 `TRAIN_NAMES` and `TEST_NAMES` are disjoint vocabularies: test-split templates also run in held-out worlds
-(other directories, accounts, titles, items and month).
+(other directories, accounts, titles, items and month). Training templates are also drawn from a second seed
+stream (`unseen_world`) for the `test_worlds` split: the skills trained on, in worlds never trained on.
 """
 
 from __future__ import annotations
@@ -677,13 +678,18 @@ HELD_OUT_TEMPLATES: dict[str, tuple[int, Template]] = {
 }
 
 
-def draw_spec(template: str, difficulty: int, index: int) -> Spec:
-    """The spec of one procedural task; the same arguments give the same spec on every machine."""
+def draw_spec(template: str, difficulty: int, index: int, unseen_world: bool = False) -> Spec:
+    """The spec of one procedural task; the same arguments give the same spec on every machine.
+    `unseen_world`: a training template drawn from a seed stream of its own (the `test_worlds` split:
+    states, goals and amounts never trained on, named from the training vocabulary)."""
     held_out = template in HELD_OUT_TEMPLATES
     base, function = HELD_OUT_TEMPLATES[template] if held_out else TRAIN_TEMPLATES[template]
     if difficulty not in (base, base + 1):
         raise ValueError(f"template {template!r} has difficulties {base} and {base + 1}, not {difficulty}")
-    rng = random.Random(f"tool-worlds/{template}/d{difficulty}/{index}")
+    if unseen_world and held_out:
+        raise ValueError(f"template {template!r} is held out: its tasks are all in the test split")
+    stream = "tool-worlds/unseen" if unseen_world else "tool-worlds"
+    rng = random.Random(f"{stream}/{template}/d{difficulty}/{index}")
     strict = difficulty > base
     draw = function(rng, TEST_NAMES if held_out else TRAIN_NAMES, 2 * strict + rng.randint(0, 1))
     return with_policy(rng, draw, strict)

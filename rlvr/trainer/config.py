@@ -19,7 +19,7 @@ RolloutKind = Literal["auto", "completions", "episodes"]
 LRSchedule = Literal["constant", "linear", "cosine"]
 Sandbox = Literal["local", "docker"]
 Executor = Literal["local", "ray"]
-PreTokenizer = Literal["bytelevel", "words"]
+PreTokenizer = Literal["bytelevel", "words", "words_numbers"]
 
 
 class ConfigError(ValueError):
@@ -45,6 +45,7 @@ class ModelConfig:
     # how the tiny model's BPE splits text before merging: "bytelevel" (GPT-2's rule: a word keeps its
     # leading space) or "words" (words, single digits, punctuation runs and spaces apart: a name is the
     # same tokens in an instruction and inside a JSON string, so copying it is one skill, not one per name)
+    # or "words_numbers" (words, and every group of up to three digits one token, as Llama 3 reads numbers)
     tiny_pretokenizer: PreTokenizer = "bytelevel"
 
 
@@ -57,9 +58,9 @@ class SFTConfig:
     max_difficulty: int = (
         0  # multi-turn packs: warm start on reference episodes up to this difficulty (0: all)
     )
-    bug_rate: float = (
-        0.3  # the teacher's rate of ordinary mistakes (packs with a teacher, e.g. tiny-functions)
-    )
+    # the teacher's rate of ordinary mistakes: packs with a teacher (e.g. tiny-functions), and the
+    # episode teacher of multi-turn packs (a wrong entity or number, a wrong answer, stopping early)
+    bug_rate: float = 0.3
 
 
 @dataclass
@@ -111,6 +112,7 @@ class RunConfig:
     checkpoint_every: int = 5
     eval_samples: int = 4  # sampled completions per held-out task (pass rate = mean of passed)
     eval_max_tasks: int = 0  # 0 = every held-out task
+    eval_max_difficulty: int = 0  # held-out tasks up to this difficulty (0: all)
     grader_jobs: int = 0  # sandbox workers; 0 = one per core
     grader_types: bool = True  # run the type-checker layer
     sandbox: Sandbox = "local"
@@ -266,6 +268,7 @@ def validate(config: TrainConfig) -> None:
     need(0 <= s.bug_rate <= 1, "[sft] bug_rate must be in [0, 1]")
     need(r.checkpoint_every >= 1, "[run] checkpoint_every must be >= 1")
     need(r.eval_samples >= 0, "[run] eval_samples must be >= 0")
+    need(r.eval_max_difficulty >= 0, "[run] eval_max_difficulty must be >= 0 (0: every held-out task)")
     need(r.grader_jobs >= 0 and r.threads >= 0, "[run] grader_jobs and threads must be >= 0")
     if problems:
         raise ConfigError("invalid training config:\n  - " + "\n  - ".join(problems))

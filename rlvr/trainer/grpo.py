@@ -158,7 +158,13 @@ def starting_policy(
                 if not config.sft.max_difficulty or t.difficulty <= config.sft.max_difficulty
             ][: config.sft.examples]
             transcripts = teachers.teacher_transcripts(
-                env_id_for(config, pack), pack, grader, tasks, config.model.short_prompts
+                env_id_for(config, pack),
+                pack,
+                grader,
+                tasks,
+                config.model.short_prompts,
+                bug_rate=config.sft.bug_rate,
+                seed=config.run.seed,
             )
             texts = teachers.transcript_texts(transcripts)
         else:
@@ -486,8 +492,12 @@ def train(
         train_tasks = [t for t in train_tasks if t.difficulty <= g.max_difficulty]
         if not train_tasks:
             raise ConfigError(f"[grpo] max_difficulty = {g.max_difficulty}: no training task is that easy")
+    if r.eval_max_difficulty:
+        eval_tasks = [t for t in eval_tasks if t.difficulty <= r.eval_max_difficulty]
     if r.eval_max_tasks:
         eval_tasks = eval_tasks[: r.eval_max_tasks]
+    if r.eval_max_difficulty and not eval_tasks:
+        raise ConfigError(f"[run] eval_max_difficulty = {r.eval_max_difficulty}: no held-out task is that easy")
     levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
 
     grader_options: dict[str, Any] = {"sandbox": r.sandbox}

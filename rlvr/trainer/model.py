@@ -26,6 +26,10 @@ DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch
 
 # "words": a run of letters (and `_`), one digit, a run of punctuation, or a run of whitespace.
 WORD_PIECES = r"[^\W\d]+|\d|[^\w\s]+|\s+"
+# "words_numbers": the same, but a number is read left to right in groups of up to three digits, and
+# every such group ("7", "07", "007", ..., "999") is one token of the vocabulary (as in Llama 3's and
+# GPT-4's tokenizers): copying a number is copying a few whole tokens, not one digit at a time.
+DIGIT_GROUPS = [f"{n:0{width}d}" for width in (1, 2, 3) for n in range(10**width)]
 
 
 def build_tokenizer(
@@ -33,11 +37,12 @@ def build_tokenizer(
 ) -> PreTrainedTokenizerFast:
     """A byte-level BPE trained on `texts` (any text stays encodable: bytes are the base alphabet).
     `pretokenizer="words"` splits words, digits, punctuation and spaces apart before the merges, so a
-    word is the same tokens wherever it stands (after a space, inside quotes, after a slash)."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+    word is the same tokens wherever it stands (after a space, inside quotes, after a slash);
+    `"words_numbers"` also makes every group of up to three digits one token (`DIGIT_GROUPS`)."""
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE())
-    if pretokenizer == "words":
+    if pretokenizer in ("words", "words_numbers"):
         tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
             [
                 pre_tokenizers.Split(Regex(WORD_PIECES), behavior="isolated"),
@@ -47,7 +52,7 @@ def build_tokenizer(
     elif pretokenizer == "bytelevel":
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     else:
-        raise ValueError(f"unknown pretokenizer {pretokenizer!r}: bytelevel or words")
+        raise ValueError(f"unknown pretokenizer {pretokenizer!r}: bytelevel, words or words_numbers")
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -56,6 +61,8 @@ def build_tokenizer(
         show_progress=False,
     )
     tokenizer.train_from_iterator(texts, trainer)
+    if pretokenizer == "words_numbers":  # matched before pre-tokenization, longest first
+        tokenizer.add_tokens([AddedToken(group, normalized=False) for group in DIGIT_GROUPS])
     return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token=PAD, eos_token=EOS)
 
 

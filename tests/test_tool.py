@@ -156,7 +156,8 @@ def test_transcript_replay_forms() -> None:
 def test_pack_references_solve_every_task() -> None:
     pack = load_pack("tool-worlds")
     tasks = pack.tasks()
-    assert {t.meta["world"] for t in tasks} == set(WORLDS) and {t.split for t in tasks} == {"train", "test"}
+    assert {t.meta["world"] for t in tasks} == set(WORLDS)
+    assert {t.split for t in tasks} == {"train", "test", "test_worlds"}
     verdicts = ToolGrader(pack).grade_many([t.id for t in tasks], [reference_transcript(t) for t in tasks])
     assert all(v.passed and v.reward == pytest.approx(1.0) for v in verdicts)
     assert all("reference" not in t.prompt and "optimal_calls" not in t.prompt for t in tasks)

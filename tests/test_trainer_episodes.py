@@ -448,7 +448,11 @@ def test_noisy_episode_teacher_makes_ordinary_mistakes_the_verifier_catches(tool
     from rlvr.task_packs.tool_tasks import turn_text
 
     grader = make_grader(tool_pack)
-    tasks = [t for t in distinct_prompts(tool_pack, 400) if t.meta.get("procedural")][:80]
+    cells: dict[tuple[str, int], list[Task]] = {}
+    for task in tool_pack.tasks("train"):
+        if task.meta.get("procedural"):
+            cells.setdefault((task.meta["template"], task.difficulty), []).append(task)
+    tasks = [task for cell in cells.values() for task in cell[:2]]  # every template and level
     rng = random.Random(7)
     flawed = [teachers.flawed_reference(t, rng) for t in tasks]
     assert all(f is not None for f in flawed)

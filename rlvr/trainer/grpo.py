@@ -497,7 +497,9 @@ def train(
     if r.eval_max_tasks:
         eval_tasks = eval_tasks[: r.eval_max_tasks]
     if r.eval_max_difficulty and not eval_tasks:
-        raise ConfigError(f"[run] eval_max_difficulty = {r.eval_max_difficulty}: no held-out task is that easy")
+        raise ConfigError(
+            f"[run] eval_max_difficulty = {r.eval_max_difficulty}: no held-out task is that easy"
+        )
     levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
 
     grader_options: dict[str, Any] = {"sandbox": r.sandbox}

@@ -413,3 +413,34 @@ def test_test_worlds_split_holds_trained_templates_in_worlds_never_trained_on() 
     assert all(v.passed for v in verdicts), [v.feedback for v in verdicts if not v.passed]
     with pytest.raises(ValueError, match="held out"):
         tool_templates.draw_spec("refund", 1, 0, unseen_world=True)
+
+
+FINGERPRINT = """
+import hashlib, json, sys
+from rlvr.task_packs.registry import load_pack
+tasks = load_pack(sys.argv[1]).tasks()
+rows = [[t.id, t.prompt, t.split, t.hidden] for t in tasks]
+print(hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest())
+"""
+
+
+@pytest.mark.parametrize("pack", ["tool-worlds", "sql-shop", "proof-identities"])
+def test_procedural_packs_are_the_same_in_every_process(pack: str) -> None:
+    """A task's world must not depend on the process's string-hash seed (a set iterated while drawing
+    calendar days once made `book_at` worlds differ between runs, and with them the warm start)."""
+    import os
+    import subprocess
+    import sys
+
+    prints = set()
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", FINGERPRINT, pack],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        prints.add(done.stdout.strip())
+    assert len(prints) == 1

@@ -396,7 +396,8 @@ def _events(rng: random.Random, names: Names, days: list[str], per_day: int) -> 
 
 
 def _other_days(rng: random.Random, names: Names, day: str, count: int) -> list[str]:
-    return [d for d in {_day(rng, names) for _ in range(count)} if d != day]
+    # in draw order (iterating a set would follow the per-process string hash: worlds differing by run)
+    return [d for d in dict.fromkeys(_day(rng, names) for _ in range(count)) if d != day]
 
 
 def book_at(rng: random.Random, names: Names, extra: int) -> Draw:

@@ -28,13 +28,11 @@ from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, replay_calls, tool_prompt
 from rlvr.task_packs import tool_templates
 
 TASKS_PER_TEMPLATE = 3  # the original templates
-PROCEDURAL_TRAIN_PER_CELL = (
-    200  # per template and difficulty: 19 templates x 2 levels x 200 = 7,600 train tasks
-)
+# per template and difficulty: 19 templates x 2 levels x 200 = 7,600 train tasks
+PROCEDURAL_TRAIN_PER_CELL = 200
 PROCEDURAL_TEST_PER_CELL = 12  # 7 held-out templates x 2 levels x 12 = 168 test tasks
-PROCEDURAL_TEST_WORLDS_PER_CELL = (
-    6  # training templates in unseen worlds: 19 x 2 levels x 6 = 228 test_worlds tasks
-)
+# training templates in unseen worlds: up to 19 x 2 levels x 6 = 228 test_worlds tasks
+PROCEDURAL_TEST_WORLDS_PER_CELL = 6
 Spec = dict[str, Any]  # text, world, state, goal, policy, reference (list of turns: list of calls | answer)
 
 

@@ -133,6 +133,11 @@ def uses_episodes(config: TrainConfig, pack: TaskPack) -> bool:
     return kind == "episodes" or (kind == "auto" and pack.family in MULTI_TURN_FAMILIES)
 
 
+def up_to_difficulty(tasks: list[Task], level: int) -> list[Task]:
+    """The tasks of difficulty <= `level` (every task when `level` is 0)."""
+    return [t for t in tasks if not level or t.difficulty <= level]
+
+
 def starting_policy(
     config: TrainConfig,
     paths: RunPaths,
@@ -152,11 +157,8 @@ def starting_policy(
     transcripts: list[tuple[Task, list[dict[str, str]]]] = []
     if sft_steps > 0 or not config.model.path:
         if episodes:
-            tasks = [
-                t
-                for t in pack.tasks(config.run.train_split)
-                if not config.sft.max_difficulty or t.difficulty <= config.sft.max_difficulty
-            ][: config.sft.examples]
+            tasks = up_to_difficulty(pack.tasks(config.run.train_split), config.sft.max_difficulty)
+            tasks = tasks[: config.sft.examples]
             transcripts = teachers.teacher_transcripts(
                 env_id_for(config, pack),
                 pack,
@@ -488,12 +490,10 @@ def train(
     g, r = config.grpo, config.run
     pack = load_pack(r.pack)
     train_tasks, eval_tasks = pack.tasks(r.train_split), pack.tasks(r.eval_split)
-    if g.max_difficulty:
-        train_tasks = [t for t in train_tasks if t.difficulty <= g.max_difficulty]
-        if not train_tasks:
-            raise ConfigError(f"[grpo] max_difficulty = {g.max_difficulty}: no training task is that easy")
-    if r.eval_max_difficulty:
-        eval_tasks = [t for t in eval_tasks if t.difficulty <= r.eval_max_difficulty]
+    train_tasks = up_to_difficulty(train_tasks, g.max_difficulty)
+    eval_tasks = up_to_difficulty(eval_tasks, r.eval_max_difficulty)
+    if g.max_difficulty and not train_tasks:
+        raise ConfigError(f"[grpo] max_difficulty = {g.max_difficulty}: no training task is that easy")
     if r.eval_max_tasks:
         eval_tasks = eval_tasks[: r.eval_max_tasks]
     if r.eval_max_difficulty and not eval_tasks:

@@ -253,6 +253,10 @@ def test_recipe_settings_are_checked() -> None:
     with pytest.raises(ConfigError, match=r"\[run\] eval_max_difficulty must be >= 0"):
         build_config(None, ["run.eval_max_difficulty=-1"])
     assert build_config(None, ['model.template="compact"']).model.template == "compact"
+    for mistakes in ('["stop_early", "stop_late"]', "[]"):
+        with pytest.raises(ConfigError, match=r"\[sft\] episode_mistakes must be a non-empty list of"):
+            build_config(None, [f"sft.episode_mistakes={mistakes}"])
+    assert build_config(None, ['sft.episode_mistakes=["answer"]']).sft.episode_mistakes == ["answer"]
 
 
 def test_unknown_executor_is_refused_before_work(tmp_path: Path) -> None:

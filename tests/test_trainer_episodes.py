@@ -492,6 +492,27 @@ def test_noisy_episode_teacher_makes_ordinary_mistakes_the_verifier_catches(tool
     assert all(v.error is None for v in verdicts)
 
 
+def test_episode_teacher_makes_only_the_chosen_kinds_of_mistake(tool_pack: Any) -> None:
+    """`mistakes` narrows the teacher: stopping early only ever drops the last tool turn (earlier turns
+    intact); answer-only mistakes touch a final answer and nothing else, and do not fit acting tasks."""
+    tasks = [t for t in tool_pack.tasks("train") if t.meta.get("procedural")][::40]
+    rng = random.Random(11)
+    for task in tasks:
+        reference = task.hidden["reference"]
+        stopped = teachers.flawed_reference(task, rng, ("stop_early",))
+        tool_turns = [i for i, turn in enumerate(reference) if isinstance(turn, list)]
+        assert stopped == [*reference[: tool_turns[-1]], "done"]
+        answered = teachers.flawed_reference(task, rng, ("answer",))
+        answers = [i for i, turn in enumerate(reference) if isinstance(turn, str) and turn != "done"]
+        if answered is None:
+            continue
+        assert answers and len(answered) == len(reference)
+        changed = [i for i, (a, b) in enumerate(zip(reference, answered, strict=True)) if a != b]
+        assert len(changed) == 1 and changed[0] in answers
+    assert any(teachers.flawed_reference(t, rng, ("answer",)) is None for t in tasks)  # acting tasks
+    assert any(teachers.flawed_reference(t, rng, ("answer",)) is not None for t in tasks)
+
+
 def test_teacher_transcripts_carry_mistakes_at_the_bug_rate(tool_pack: Any) -> None:
     grader = make_grader(tool_pack)
     tasks = distinct_prompts(tool_pack, 60)

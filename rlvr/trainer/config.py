@@ -12,6 +12,7 @@ from typing import Any, Literal, get_args
 from rlvr.trainer.advantages import RewardScaling
 from rlvr.trainer.losses import KLEstimator, LossType
 from rlvr.trainer.masks import TruncationHandling
+from rlvr.trainer.teachers import EPISODE_MISTAKES
 
 DType = Literal["float32", "bfloat16", "float16"]
 Template = Literal["auto", "plain", "chat", "compact"]
@@ -61,6 +62,9 @@ class SFTConfig:
     # the teacher's rate of ordinary mistakes: packs with a teacher (e.g. tiny-functions), and the
     # episode teacher of multi-turn packs (a wrong entity or number, a wrong answer, stopping early)
     bug_rate: float = 0.3
+    # which mistakes the episode teacher makes: "argument" (a wrong entity or number in the last tool
+    # turn), "answer" (a wrong final answer), "stop_early" (ending before the last tool turn)
+    episode_mistakes: list[str] = field(default_factory=lambda: list(EPISODE_MISTAKES))
 
 
 @dataclass
@@ -266,6 +270,11 @@ def validate(config: TrainConfig) -> None:
     need(m.tiny_hidden % max(m.tiny_heads, 1) == 0, "[model] tiny_hidden must be a multiple of tiny_heads")
     need(s.batch_size >= 1 and s.examples >= 1, "[sft] batch_size and examples must be >= 1")
     need(0 <= s.bug_rate <= 1, "[sft] bug_rate must be in [0, 1]")
+    unknown_mistakes = [kind for kind in s.episode_mistakes if kind not in EPISODE_MISTAKES]
+    need(
+        bool(s.episode_mistakes) and not unknown_mistakes,
+        f"[sft] episode_mistakes must be a non-empty list of {', '.join(EPISODE_MISTAKES)}, got {s.episode_mistakes!r}",
+    )
     need(r.checkpoint_every >= 1, "[run] checkpoint_every must be >= 1")
     need(r.eval_samples >= 0, "[run] eval_samples must be >= 0")
     need(r.eval_max_difficulty >= 0, "[run] eval_max_difficulty must be >= 0 (0: every held-out task)")

@@ -167,6 +167,7 @@ def starting_policy(
                 config.model.short_prompts,
                 bug_rate=config.sft.bug_rate,
                 seed=config.run.seed,
+                mistakes=tuple(config.sft.episode_mistakes),
             )
             texts = teachers.transcript_texts(transcripts)
         else:

@@ -20,7 +20,7 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal, get_args
 
 import gymnasium as gym
 
@@ -28,6 +28,11 @@ from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
 from rlvr.graders.base import Grader
 from rlvr.trainer.episodes import Episode, TurnTemplate, first_message
+
+# The episode teacher's kinds of mistake: a wrong argument in the last tool turn (another entity of
+# the world, a nearby number), a wrong final answer, or the episode ended before its last tool turn.
+EpisodeMistake = Literal["argument", "answer", "stop_early"]
+EPISODE_MISTAKES: tuple[EpisodeMistake, ...] = get_args(EpisodeMistake)
 
 
 def has_reference_turns(pack: TaskPack, split: str) -> bool:
@@ -92,11 +97,14 @@ def _wrong_value(value: Any, world_strings: list[str], rng: random.Random) -> An
     return None
 
 
-def flawed_reference(task: Task, rng: random.Random) -> list[Any] | None:
-    """The task's reference turns with one ordinary mistake, or `None` when no mistake fits: one
-    argument of one call of the last tool turn of an acting task made wrong (another entity of the same shape found in
-    the world's state, or a nearby number), a wrong final answer, or the episode ended (final answer
-    "done") before its last tool turn."""
+def flawed_reference(
+    task: Task, rng: random.Random, kinds: tuple[str, ...] = EPISODE_MISTAKES
+) -> list[Any] | None:
+    """The task's reference turns with one ordinary mistake of one of `kinds`, or `None` when no
+    mistake fits: one argument of one call of the last tool turn of an acting task made wrong
+    (another entity of the same shape found in the world's state, or a nearby number), a wrong final
+    answer, or the episode ended (final answer "done") before its last tool turn. With every kind,
+    one mistake in five is stopping early."""
     reference = copy.deepcopy(task.hidden["reference"])
     world_strings = list(_strings(task.hidden.get("state", {})))
     tool_turns = [i for i, turn in enumerate(reference) if isinstance(turn, list)]
@@ -106,11 +114,13 @@ def flawed_reference(task: Task, rng: random.Random) -> list[Any] | None:
     slots: list[tuple[dict[str, Any], str] | int] = []
     for index, turn in enumerate(reference):
         if isinstance(turn, list) and index == tool_turns[-1] and not answers:
-            slots += [(call["arguments"], key) for call in turn for key in call.get("arguments", {})]
-        elif isinstance(turn, str) and _wrong_value(turn, [], rng) is not None:
+            if "argument" in kinds:
+                slots += [(call["arguments"], key) for call in turn for key in call.get("arguments", {})]
+        elif isinstance(turn, str) and "answer" in kinds and _wrong_value(turn, [], rng) is not None:
             slots.append(index)
     rng.shuffle(slots)
-    if tool_turns and rng.random() < 0.2:  # stopping early
+    stop_share = 1.0 if set(kinds) == {"stop_early"} else 0.2
+    if tool_turns and "stop_early" in kinds and (stop_share == 1.0 or rng.random() < stop_share):
         return [*reference[: tool_turns[-1]], "done"]
     for slot in slots:
         if isinstance(slot, int):
@@ -132,9 +142,10 @@ def teacher_transcripts(
     short_prompts: bool = False,
     bug_rate: float = 0.0,
     seed: int = 0,
+    mistakes: tuple[str, ...] = EPISODE_MISTAKES,
 ) -> list[tuple[Task, list[dict[str, str]]]]:
     """Each task's reference turns played through its env: the conversation as messages. At
-    `bug_rate` a transcript plays `flawed_reference` instead (drawn from `seed`)."""
+    `bug_rate` a transcript plays `flawed_reference` with one of `mistakes` instead (drawn from `seed`)."""
     rng = random.Random(seed)
     env = gym.make(env_id, pack=pack, grader=grader, disable_env_checker=True)
     transcripts = []
@@ -142,7 +153,7 @@ def teacher_transcripts(
         for task in tasks:
             observation, _ = env.reset(options={"task_id": task.id})
             history = [{"role": "user", "content": first_message(task, str(observation), short_prompts)}]
-            flawed = flawed_reference(task, rng) if rng.random() < bug_rate else None
+            flawed = flawed_reference(task, rng, mistakes) if rng.random() < bug_rate else None
             for turn in reference_turns(task, flawed):
                 history.append({"role": "assistant", "content": turn})
                 observation, _, terminated, truncated, _ = env.step(turn)

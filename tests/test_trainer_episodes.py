@@ -525,3 +525,18 @@ def test_teacher_transcripts_carry_mistakes_at_the_bug_rate(tool_pack: Any) -> N
     assert 15 <= differ <= 45, differ
     for (_, good), (_, bad) in zip(clean, noisy, strict=True):
         assert bad[0] == good[0]  # the same instruction; a mistake is only ever in the teacher's turns
+
+
+def test_a_capped_warm_start_keeps_every_template(tool_pack: Any) -> None:
+    """`[sft] examples` below the pack's count draws across the list, never a prefix (the pack lists
+    its tasks template by template); the draw follows the seed and keeps the pack's order."""
+    tasks = grpo.up_to_difficulty(tool_pack.tasks("train"), 2)
+    assert grpo.spread_sample(tasks, len(tasks) + 1, seed=0) == tasks
+    kept = grpo.spread_sample(tasks, len(tasks) // 4, seed=0)
+    assert len(kept) == len(tasks) // 4
+    procedural = {t.meta["template"] for t in tasks if t.meta.get("procedural")}
+    assert len(procedural) >= 14 and procedural <= {t.meta.get("template") for t in kept}
+    position = {t.id: i for i, t in enumerate(tasks)}
+    assert [position[t.id] for t in kept] == sorted(position[t.id] for t in kept)
+    assert grpo.spread_sample(tasks, len(tasks) // 4, seed=0) == kept
+    assert grpo.spread_sample(tasks, len(tasks) // 4, seed=1) != kept

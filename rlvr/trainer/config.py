@@ -53,6 +53,7 @@ class ModelConfig:
 @dataclass
 class SFTConfig:
     steps: int = -1  # -1: 500 for the built-in tiny model, 0 for a model path
+    # teacher examples; multi-turn packs: at most this many reference episodes, drawn across templates
     examples: int = 6000
     batch_size: int = 32
     learning_rate: float = 3e-3

@@ -138,6 +138,15 @@ def up_to_difficulty(tasks: list[Task], level: int) -> list[Task]:
     return [t for t in tasks if not level or t.difficulty <= level]
 
 
+def spread_sample(tasks: list[Task], count: int, seed: int) -> list[Task]:
+    """At most `count` of `tasks`, drawn uniformly from the seed and kept in their order: a pack lists
+    its tasks template by template, so a prefix would drop whole templates."""
+    if len(tasks) <= count:
+        return tasks
+    keep = sorted(random.Random(f"sft-tasks/{seed}").sample(range(len(tasks)), count))
+    return [tasks[i] for i in keep]
+
+
 def starting_policy(
     config: TrainConfig,
     paths: RunPaths,
@@ -158,7 +167,7 @@ def starting_policy(
     if sft_steps > 0 or not config.model.path:
         if episodes:
             tasks = up_to_difficulty(pack.tasks(config.run.train_split), config.sft.max_difficulty)
-            tasks = tasks[: config.sft.examples]
+            tasks = spread_sample(tasks, config.sft.examples, config.run.seed)
             transcripts = teachers.teacher_transcripts(
                 env_id_for(config, pack),
                 pack,
@@ -186,7 +195,6 @@ def starting_policy(
         if episodes:
             template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
             teacher = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in transcripts]
-
             batches = episode_batches(teacher, tokenizer.pad_token_id, config.sft.batch_size)
         else:
             batches = pair_batches(tokenizer, pairs, config.sft.batch_size)

@@ -10,7 +10,8 @@ Like the single-turn teachers, the episode teacher is noisy: at `bug_rate` a tra
 ordinary agent mistake (`flawed_reference`): an argument naming another entity of the same world (a
 sibling file, account or SKU), a number off by a little, a wrong final answer, or an episode that ends
 before the work is done. The mistake is played through the env like any turn, so what follows it is
-what the env really answers; GRPO's verifier, not the teacher, then decides what is right.
+what the env really answers; GRPO's verifier, not the teacher, then decides what is right. `mistakes`
+narrows the kinds (e.g. only stopping early).
 """
 
 from __future__ import annotations
@@ -103,8 +104,8 @@ def flawed_reference(
     """The task's reference turns with one ordinary mistake of one of `kinds`, or `None` when no
     mistake fits: one argument of one call of the last tool turn of an acting task made wrong
     (another entity of the same shape found in the world's state, or a nearby number), a wrong final
-    answer, or the episode ended (final answer "done") before its last tool turn. With every kind,
-    one mistake in five is stopping early."""
+    answer, or the episode ended (final answer "done") before its last tool turn. Unless stopping
+    early is the only kind, it is one mistake in five."""
     reference = copy.deepcopy(task.hidden["reference"])
     world_strings = list(_strings(task.hidden.get("state", {})))
     tool_turns = [i for i, turn in enumerate(reference) if isinstance(turn, list)]

@@ -120,8 +120,8 @@ def flawed_reference(
         elif isinstance(turn, str) and "answer" in kinds and _wrong_value(turn, [], rng) is not None:
             slots.append(index)
     rng.shuffle(slots)
-    stop_share = 1.0 if set(kinds) == {"stop_early"} else 0.2
-    if tool_turns and "stop_early" in kinds and (stop_share == 1.0 or rng.random() < stop_share):
+    only_stopping = set(kinds) == {"stop_early"}
+    if tool_turns and "stop_early" in kinds and (only_stopping or rng.random() < 0.2):
         return [*reference[: tool_turns[-1]], "done"]
     for slot in slots:
         if isinstance(slot, int):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 BOM = "\ufeff"
@@ -64,24 +65,35 @@ def fenced_blocks(text: str) -> list[FencedBlock]:
             index += 1
             continue
         fence, language = opener.group(1), opener.group(2).lower()
-        closers = [
-            j
-            for j in range(index + 1, len(lines))
-            if lines[j].strip().startswith(fence[0] * len(fence)) and not lines[j].strip().strip(fence[0])
-        ]
-        end = closers[0] if closers else len(lines)
-        for j in closers[:MAX_CLOSERS_TRIED]:
+        end = None
+        tried = 0
+        for j in _closing_fences(lines, index + 1, fence):  # lazily: a scan per opener would be quadratic
+            if end is None:
+                end = j  # no body parses: the first closing fence ends the block
             candidate = "\n".join(lines[index + 1 : j]) + "\n"
             budget -= len(candidate)
+            tried += 1
             if budget < 0:
                 break
             if parses(candidate) is not None:
                 end = j
                 break
+            if tried >= MAX_CLOSERS_TRIED:
+                break
+        end = len(lines) if end is None else end
         body = "\n".join(lines[index + 1 : end])
         blocks.append(FencedBlock(language, body + "\n" if end < len(lines) else body))
         index = end + 1
     return blocks
+
+
+def _closing_fences(lines: list[str], start: int, fence: str) -> Iterator[int]:
+    """Indexes of the lines from `start` on that close `fence`: its character, at least as many
+    times, alone on the line."""
+    for j in range(start, len(lines)):
+        stripped = lines[j].strip()
+        if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+            yield j
 
 
 def last_fenced_block(text: str) -> str | None:

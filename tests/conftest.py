@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from adversarial.corpus import GRADER_TIMEOUT_SECONDS
 
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import load_pack
@@ -57,6 +58,14 @@ def humaneval_pack():
 @pytest.fixture(scope="session")
 def humaneval_grader(humaneval_pack) -> Iterator[Grader]:
     grader = make_grader(humaneval_pack, jobs=2)
+    yield grader
+    grader.close()
+
+
+@pytest.fixture(scope="session")
+def corpus_grader(humaneval_pack) -> Iterator[Grader]:
+    """The real code grader for the adversarial corpus: a short time limit, everything else default."""
+    grader = make_grader(humaneval_pack, jobs=2, timeout=GRADER_TIMEOUT_SECONDS)
     yield grader
     grader.close()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from adversarial.corpus import HostProbe, load_cases
+from adversarial.corpus import GRADER_TIMEOUT_SECONDS, HostProbe, load_cases
 from adversarial.docker_support import require_docker
 
 from rlvr.core.types import Verdict
@@ -58,12 +58,12 @@ def check_batch(grader: Grader, probe: HostProbe, sources: dict[str, str]) -> No
     assert probe.accepted_connections() == 0
 
 
-def test_corpus_through_grader_local(humaneval_grader: Grader, probe: HostProbe) -> None:
-    check_batch(humaneval_grader, probe, {case.name: probe.render(case.template) for case in ADD_CASES})
+def test_corpus_through_grader_local(corpus_grader: Grader, probe: HostProbe) -> None:
+    check_batch(corpus_grader, probe, {case.name: probe.render(case.template) for case in ADD_CASES})
 
 
-def test_grading_layer_dos_local(humaneval_grader: Grader, probe: HostProbe) -> None:
-    check_batch(humaneval_grader, probe, DOS_SOURCES)
+def test_grading_layer_dos_local(corpus_grader: Grader, probe: HostProbe) -> None:
+    check_batch(corpus_grader, probe, DOS_SOURCES)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,11 @@ def test_grading_layer_dos_local(humaneval_grader: Grader, probe: HostProbe) -> 
 def test_corpus_through_grader_docker(humaneval_pack: object, probe: HostProbe, runtime: str) -> None:
     require_docker(runtime)
     grader = make_grader(
-        humaneval_pack, sandbox="docker", jobs=2, runtime=None if runtime == "runc" else runtime
+        humaneval_pack,
+        sandbox="docker",
+        jobs=2,
+        runtime=None if runtime == "runc" else runtime,
+        timeout=GRADER_TIMEOUT_SECONDS,
     )  # type: ignore[arg-type]
     try:
         check_batch(grader, probe, {case.name: probe.render(case.template) for case in ADD_CASES})

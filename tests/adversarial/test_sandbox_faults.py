@@ -143,12 +143,12 @@ FAULT_FLAGS = {"timeout", "crash", "output_limit", "forged_output", "load_error"
 
 
 def test_candidate_faults_are_scored_failures_through_the_grader(
-    humaneval_grader: Grader, probe: HostProbe
+    corpus_grader: Grader, probe: HostProbe
 ) -> None:
     """Through the real code grader: no hostile case of the corpus ends with `error` set, none passes,
     and one that broke its run carries a flag naming what it hit."""
     sources = [probe.render(case.template) for case in ADD_CASES]
-    verdicts = humaneval_grader.grade_many(["HumanEval/53"] * len(sources), sources)
+    verdicts = corpus_grader.grade_many(["HumanEval/53"] * len(sources), sources)
     for case, verdict in zip(ADD_CASES, verdicts, strict=True):
         assert isinstance(verdict, Verdict)
         assert verdict.error is None and verdict.fault is None, f"{case.name}: {verdict.to_json()}"

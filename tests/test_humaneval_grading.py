@@ -38,7 +38,16 @@ def test_every_passing_reward_is_above_every_failing_reward(canonical_and_broken
     assert min(v.reward for v in good) > max(v.reward for v in bad)
 
 
-def test_canonical_perf_is_full_marks_against_itself(canonical_and_broken):
+def test_canonical_perf_is_full_marks_against_itself(
+    canonical_and_broken, humaneval_pack, humaneval_problems
+):
+    """The graded programs are the pack's own references (HumanEval's canonical solutions, fixed where
+    they contradict their docstring), and they earn full perf credit against themselves."""
+    from rlvr.task_packs.humaneval import FIXED_REFERENCES
+
+    for task_id, problem in humaneval_problems.items():
+        fixed = FIXED_REFERENCES.get(task_id, problem["canonical_solution"])
+        assert humaneval_pack.get(task_id).hidden["reference"] == problem["prompt"] + fixed
     good, _ = canonical_and_broken
     assert all(v.components["perf"].score == pytest.approx(1.0) for v in good)
 

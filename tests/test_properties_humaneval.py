@@ -87,19 +87,6 @@ def test_shipped_cache_equals_fresh_generation(task_id: str) -> None:
     assert cached.perf_calls == fresh.perf_calls and cached.perf_sizes == fresh.perf_sizes
 
 
-def test_canonical_solutions_never_fail() -> None:
-    """The pack's references (HumanEval's canonical solutions, fixed where they contradict their
-    docstring) pass their own generated tests with full perf credit."""
-    ids = [task.id for task in PACK.tasks()]
-    with make_grader(PACK, types=False, jobs=2) as grader:
-        verdicts = grader.grade_many(ids, [PACK.get(i).hidden["reference"] for i in ids])
-    failures = [(v.task_id, v.feedback, v.error) for v in verdicts if not v.passed]
-    assert failures == []
-    assert all(v.components["perf"].score == 1.0 for v in verdicts), [
-        (v.task_id, v.components["perf"].detail) for v in verdicts if v.components["perf"].score != 1.0
-    ]
-
-
 DOCSTRING_CONTRADICTIONS = {
     # task: (an input the docstring covers, the answer the docstring gives)
     "HumanEval/91": (("The sky is blue! I",), 1),

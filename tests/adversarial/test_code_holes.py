@@ -434,8 +434,8 @@ def holes_grader() -> Iterator[Grader]:
 
 
 @pytest.fixture(scope="module")
-def corpus_verdicts(holes_grader: Grader, humaneval_grader: Grader) -> list[Verdict]:
-    return grade_corpus({"holes": holes_grader, "humaneval": humaneval_grader}, CASES)
+def corpus_verdicts(holes_grader: Grader, corpus_grader: Grader) -> list[Verdict]:
+    return grade_corpus({"holes": holes_grader, "humaneval": corpus_grader}, CASES)
 
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=[c.name for c in CASES])

@@ -17,7 +17,7 @@ from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import load_pack
 from rlvr.trainer import grpo, teachers
 from rlvr.trainer.advantages import group_advantages
-from rlvr.trainer.config import ModelConfig, TrainConfig
+from rlvr.trainer.config import ConfigError, ModelConfig, TrainConfig, build_config
 from rlvr.trainer.curriculum import Curriculum
 from rlvr.trainer.episodes import ChatTemplate, Episode, EpisodeRunner, PlainTemplate, episode_sequences
 from rlvr.trainer.model import build_tiny_model, build_tokenizer, disable_dropout
@@ -398,6 +398,25 @@ def test_words_pretokenizer_gives_a_name_the_same_tokens_in_text_and_in_json() -
         assert words.decode(words(text, add_special_tokens=False)["input_ids"]) == text
     with pytest.raises(ValueError, match="unknown pretokenizer"):
         build_tokenizer(texts, 300, "chars")
+
+
+def test_a_token_length_cap_splits_trained_names_as_unseen_ones_are() -> None:
+    """Uncapped, a name seen in training is one token and an unseen one several; capped at 4
+    characters, both are several, and text still round-trips."""
+    texts = ["Transfer 500 cents from globex to checking.", '{"source": "globex", "target": "checking"}'] * 20
+    free = build_tokenizer(texts, 300, "words")
+    capped = build_tokenizer(texts, 300, "words", max_token_length=4)
+    assert free.tokenize("globex") == ["globex"] and len(free.tokenize("cyberdyne")) > 1
+    assert len(capped.tokenize("globex")) > 1 and len(capped.tokenize("checking")) > 1
+    longest = {
+        name: max(len(token) for token in tokenizer.get_vocab() if token not in ("<pad>", "<eos>"))
+        for name, tokenizer in (("free", free), ("capped", capped))
+    }
+    assert longest["capped"] <= 4 < longest["free"]
+    for text in [*texts[:2], "cyberdyne é\n  x"]:
+        assert capped.decode(capped(text, add_special_tokens=False)["input_ids"]) == text
+    with pytest.raises(ConfigError, match=r"tiny_max_token_length must be >= 0"):
+        build_config(None, ["model.tiny_max_token_length=-1"])
 
 
 def test_words_numbers_pretokenizer_makes_every_digit_group_one_token() -> None:

@@ -48,6 +48,10 @@ class ModelConfig:
     # same tokens in an instruction and inside a JSON string, so copying it is one skill, not one per name)
     # or "words_numbers" (words, and every group of up to three digits one token, as Llama 3 reads numbers)
     tiny_pretokenizer: PreTokenizer = "bytelevel"
+    # the most characters one BPE token may hold (0: no cap). A small model that has only ever copied a
+    # name as one token has not learnt to copy one of several tokens - which is every name the
+    # tokenizer never saw; with a cap, trained names are several tokens too
+    tiny_max_token_length: int = 0
 
 
 @dataclass
@@ -268,6 +272,7 @@ def validate(config: TrainConfig) -> None:
     need(g.curriculum_window >= 1, "[grpo] curriculum_window must be >= 1")
     need(g.max_resample_rounds >= 0, "[grpo] max_resample_rounds must be >= 0")
     need(m.lora_rank >= 0, "[model] lora_rank must be >= 0")
+    need(m.tiny_max_token_length >= 0, "[model] tiny_max_token_length must be >= 0 (0: no cap)")
     need(m.tiny_hidden % max(m.tiny_heads, 1) == 0, "[model] tiny_hidden must be a multiple of tiny_heads")
     need(s.batch_size >= 1 and s.examples >= 1, "[sft] batch_size and examples must be >= 1")
     need(0 <= s.bug_rate <= 1, "[sft] bug_rate must be in [0, 1]")

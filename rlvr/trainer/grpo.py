@@ -186,7 +186,12 @@ def starting_policy(
     if config.model.path:
         model, tokenizer = models.load_pretrained(config.model.path, config.model.dtype)
     else:
-        tokenizer = models.build_tokenizer(texts, config.model.tiny_vocab, config.model.tiny_pretokenizer)
+        tokenizer = models.build_tokenizer(
+            texts,
+            config.model.tiny_vocab,
+            config.model.tiny_pretokenizer,
+            config.model.tiny_max_token_length,
+        )
         tokenizer.padding_side = "left"
         model = models.build_tiny_model(tokenizer, config.model, config.run.seed)
     models.disable_dropout(model)

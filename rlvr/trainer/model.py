@@ -33,12 +33,14 @@ DIGIT_GROUPS = [f"{n:0{width}d}" for width in (1, 2, 3) for n in range(10**width
 
 
 def build_tokenizer(
-    texts: list[str], vocab_size: int, pretokenizer: str = "bytelevel"
+    texts: list[str], vocab_size: int, pretokenizer: str = "bytelevel", max_token_length: int = 0
 ) -> PreTrainedTokenizerFast:
     """A byte-level BPE trained on `texts` (any text stays encodable: bytes are the base alphabet).
     `pretokenizer="words"` splits words, digits, punctuation and spaces apart before the merges, so a
     word is the same tokens wherever it stands (after a space, inside quotes, after a slash);
-    `"words_numbers"` also makes every group of up to three digits one token (`DIGIT_GROUPS`)."""
+    `"words_numbers"` also makes every group of up to three digits one token (`DIGIT_GROUPS`).
+    `max_token_length` > 0 caps the characters a merged token may hold: a trained name then spans
+    several tokens, as a name never seen in training does."""
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE())
@@ -59,6 +61,7 @@ def build_tokenizer(
         special_tokens=[PAD, EOS],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
+        max_token_length=max_token_length or None,
     )
     tokenizer.train_from_iterator(texts, trainer)
     if pretokenizer == "words_numbers":  # matched before pre-tokenization, longest first

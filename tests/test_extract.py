@@ -105,3 +105,26 @@ def test_many_fences_cannot_make_extraction_parse_without_bound(monkeypatch):
     blocks = extract.fenced_blocks(hostile)
     assert len(blocks) > 1
     assert sum(parsed) <= extract.PARSE_BUDGET_CHARS + len(hostile)
+
+
+def test_closing_fences_are_searched_in_linear_time(monkeypatch):
+    """Every fence line opens a block; searching the whole rest of the text for each one's closer made a
+    completion of many fences quadratic to extract (22 s for 60 KB). The lines the search looks at stay
+    within a small multiple of the text's lines."""
+    from rlvr.graders.code import extract
+
+    real = extract._closing_fences
+    looked_at = [0]
+
+    def counting(lines, start, fence):
+        for j in real(lines, start, fence):
+            looked_at[0] = looked_at[0] + (j - start + 1)
+            start = j + 1
+            yield j
+
+    monkeypatch.setattr(extract, "_closing_fences", counting)
+    hostile = ("```python\n'''\n" + "```\nx\n" * 2000) * 5
+    blocks = extract.fenced_blocks(hostile)
+    lines = hostile.count("\n") + 1
+    assert len(blocks) > 1000
+    assert looked_at[0] <= 4 * lines, (looked_at[0], lines)

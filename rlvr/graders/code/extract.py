@@ -19,6 +19,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 BOM = "\ufeff"
 _OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]*)[^\n`]*$")
@@ -65,22 +66,18 @@ def fenced_blocks(text: str) -> list[FencedBlock]:
             index += 1
             continue
         fence, language = opener.group(1), opener.group(2).lower()
-        end = None
-        tried = 0
-        for j in _closing_fences(lines, index + 1, fence):  # lazily: a scan per opener would be quadratic
-            if end is None:
-                end = j  # no body parses: the first closing fence ends the block
+        end = len(lines)  # unterminated: the block runs to the end of the text
+        closers = _closing_fences(lines, index + 1, fence)  # lazily: a scan per opener would be quadratic
+        for tried, j in enumerate(islice(closers, MAX_CLOSERS_TRIED)):
+            if tried == 0:
+                end = j  # if no body parses, the first closing fence ends the block
             candidate = "\n".join(lines[index + 1 : j]) + "\n"
             budget -= len(candidate)
-            tried += 1
             if budget < 0:
                 break
             if parses(candidate) is not None:
                 end = j
                 break
-            if tried >= MAX_CLOSERS_TRIED:
-                break
-        end = len(lines) if end is None else end
         body = "\n".join(lines[index + 1 : end])
         blocks.append(FencedBlock(language, body + "\n" if end < len(lines) else body))
         index = end + 1

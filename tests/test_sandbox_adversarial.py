@@ -120,6 +120,7 @@ def test_warm_worker_poisoning_does_not_carry_over(poison: str) -> None:
         after = pool.run(job_for(task, AFTER_POISON))
     assert not credited(poisoned, task)
     assert credited(after, task), after
+    assert after.denied == [], after.denied
 
 
 def test_corpus_through_docker(probe: HostProbe, docker_backend: str | None) -> None:

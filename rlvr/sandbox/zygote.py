@@ -70,6 +70,11 @@ import typing  # noqa: F401
 # ...and what repository tasks import on every run (rlvr/graders/repo/child_driver.py and typical repos).
 import ast, csv, dataclasses, enum, inspect, io, sqlite3  # noqa: E401, F401
 
+# `logging` reads a function's `__code__` while it loads, which the child refuses (frame and code
+# access is how a candidate would reach the sandbox's counters), so honest code that imports it would
+# fail to load. Imported here, before any candidate exists; see `quiet_caller_lookup` for its use.
+import logging
+
 CANDIDATE_FILE = "<candidate>"
 MAX_DEPTH = 64
 MAX_INT_BITS = 14_000  # ~4,200 decimal digits: below Python's int/str conversion limit (4,300)
@@ -497,14 +502,19 @@ def report_missing(module_name, names):
 
 def report_threads():
     """Starting a thread fails under RLIMIT_NPROC 0 with no audit event before Python 3.12: wrap the
-    one primitive every thread goes through (threading binds it when imported, after this)."""
+    one primitive every thread goes through. `threading` binds it when imported; it is warmed here
+    (by `logging`), so its bindings are replaced too."""
     namespace: dict[str, typing.Any] = {"__builtins__": {}}
     exec(MISSING_SOURCE, namespace)
     thread = sys.modules.get("_thread") or __import__("_thread")
+    threading_globals = vars(sys.modules["threading"]) if "threading" in sys.modules else {}
     for name in ("start_new_thread", "start_new", "start_joinable_thread"):
         original = thread.__dict__.get(name)
         if original is not None:
-            thread.__dict__[name] = namespace["reporting"](original, "thread", sys.audit)
+            wrapped = namespace["reporting"](original, "thread", sys.audit)
+            thread.__dict__[name] = wrapped
+            for bound in [key for key, value in threading_globals.items() if value is original]:
+                threading_globals[bound] = wrapped
 
 
 def denied_op(
@@ -647,6 +657,14 @@ def frozen_code_ids():
     return code_ids(*codes)
 
 
+def quiet_caller_lookup():
+    """`logging` finds the file and line of each record's caller by walking frames (`f_back`), which
+    the child refuses; with no source file to look for, it skips that walk and records `(unknown file)`,
+    as it does where frames are unavailable. Everything else about logging works (levels, handlers,
+    formatting to a stream); `exc_info` and `stack_info` still need frames and stay refused."""
+    logging._srcfile = None
+
+
 def run_candidate(request, token, wfd):
     """In the forked child. Never returns: ends with os._exit."""
     write, exit_now, pack, length = os.write, os._exit, struct.pack, len
@@ -659,6 +677,7 @@ def run_candidate(request, token, wfd):
         write(wfd, pack(">I", length(data)) + data)
 
     lock_down(int(request.get("mem_mb", 1024)), int(math.ceil(request["timeout"])) + 1, wfd)
+    quiet_caller_lookup()
     calls = typing.cast(list, [from_wire(args) for args in request["calls"]])
     counter = [0]
     namespace = {"__name__": "__candidate__", "__builtins__": builtins}

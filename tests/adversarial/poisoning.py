@@ -33,6 +33,15 @@ os.environ["PYTHONHASHSEED"] = "0"
 def add(x, y):
     return -1
 """,
+    "logging": """
+import logging
+logging._srcfile = "/nowhere"  # would make the next candidate's records walk frames (refused)
+logging.disable(logging.CRITICAL)
+logging.getLogger().addHandler(logging.NullHandler())
+logging.getLogger("rlvr").propagate = False
+def add(x, y):
+    return -1
+""",
     "cwd_and_umask": """
 import os
 try:
@@ -48,12 +57,15 @@ def add(x, y):
 # An honest candidate that leans on exactly what the poisons touched.
 AFTER_POISON = """
 import functools
+import logging
 import operator
 import random
 import sys
 
 
 def add(x, y):
+    assert logging._srcfile is None and logging.root.manager.disable == 0 and not logging.root.handlers
+    logging.getLogger("rlvr").warning("adding %d and %d", x, y)  # no frame walk: no refusal
     assert sys.getrecursionlimit() >= 1000
     assert len([1, 2]) == 2 and sum([x, y]) == x + y and int("1") == 1
     assert random.random() != 0.0 or random.random() != 0.0

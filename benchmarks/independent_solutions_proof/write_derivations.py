@@ -587,8 +587,8 @@ def conjugate_product(goal: str, k: int) -> list[dict[str, Any]]:
     wrong = [
         W("product as a sum of squares", [lhs, f"= {v}^2 + {N} + {N}", f"= {v}^2"], 2, {v: "0"},
           "(x+a)(x-a) is x^2 - a^2, not x^2 + a^2"),
-        W("constant not squared", [lhs, f"= {v}^2 - {a} + {N}", f"= {v}^2"], 2, {v: "0"},
-          "a times a is a^2, not a"),
+        W("constant not squared", [lhs, f"= {v}^2 - {a if a > 1 else 2} + {N}", f"= {v}^2"], 2, {v: "0"},
+          "a times a is a^2, not a (for a = 1: not 2)"),
         W("cross terms kept", [lhs, f"= {v}^2 - {2 * a}{v} - {N} + {N}", f"= {v}^2 - {2 * a}{v}"], 2,
           {v: "1"}, "the cross terms cancel; they do not add; the chain ends off the goal"),
     ]

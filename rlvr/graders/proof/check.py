@@ -37,8 +37,10 @@ RELATIONS = {
     "\\geq": ">=",
 }
 RELATIONS |= {"=": "=", "<": "<", ">": ">"}
-_RELATION_AT_START = re.compile(r"^\s*(\\leq|\\geq|\\le|\\ge|<=|>=|≤|≥|=|<|>)\s*(.*)$")
-_GOAL_SPLIT = re.compile(r"(\\leq|\\geq|\\le|\\ge|<=|>=|≤|≥|=|<|>)")
+# `\le`/`\ge` only as whole commands: `\left(` opens a bracket, it is not `\le` followed by `ft(`
+_RELATION = r"(\\leq|\\geq|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|<=|>=|≤|≥|=|<|>)"
+_RELATION_AT_START = re.compile(r"^\s*" + _RELATION + r"\s*(.*)$")
+_GOAL_SPLIT = re.compile(_RELATION)
 _FUNCTIONS = re.compile(r"(?<![\\A-Za-z])(sin|cos|tan|log|ln|exp)(?=\s*[({])")
 _SQRT = re.compile(r"(?<!\\)\bsqrt\s*\(([^()]*)\)")
 _CONVERSION = ConversionConfig(lowercase_symbols=False)

@@ -100,7 +100,9 @@ def chain(text: str, symbols: dict[str, sympy.Symbol]) -> list[tuple[str, sympy.
         if not line:
             continue
         match = RELATION.match(line)
-        relation, body = (CANON.get(match.group(1), match.group(1)), match.group(2)) if match else ("start", line)
+        relation, body = (
+            (CANON.get(match.group(1), match.group(1)), match.group(2)) if match else ("start", line)
+        )
         out.append((relation, read(body, symbols)))
     return out
 
@@ -114,7 +116,7 @@ def symbols_of(row: dict[str, Any]) -> dict[str, sympy.Symbol]:
     return {name: sympy.Symbol(name) for name in sorted(names)}
 
 
-def sample(kind: str, rng: random.Random) -> mpmath.mpf:
+def sample(kind: str, rng: random.Random) -> Any:
     if kind in ("positive", "nonnegative"):
         return mpmath.mpf(10) ** mpmath.mpf(rng.uniform(-2, 2))
     return mpmath.mpf(rng.uniform(-30, 30)) if rng.random() < 0.7 else mpmath.mpf(rng.randint(-12, 12))
@@ -147,7 +149,11 @@ def verify(row: dict[str, Any], points: int, rng: random.Random) -> list[str]:
     names = list(symbols)
     lines = chain(row["text"], symbols)
     goal_parts = GOAL.split(row["goal"].replace("\\geq", ">=").replace("\\leq", "<="))
-    goal_left, goal_relation, goal_right = read(goal_parts[0], symbols), goal_parts[1], read(goal_parts[2], symbols)
+    goal_left, goal_relation, goal_right = (
+        read(goal_parts[0], symbols),
+        goal_parts[1],
+        read(goal_parts[2], symbols),
+    )
     functions = [sympy.lambdify(names, expr, "mpmath") for _r, expr in lines]
     ends = [sympy.lambdify(names, expr, "mpmath") for expr in (goal_left, goal_right)]
     problems: list[str] = []
@@ -188,7 +194,9 @@ def verify(row: dict[str, Any], points: int, rng: random.Random) -> list[str]:
                 relation = lines[index][0]
                 left, right = functions[index - 1](*values), functions[index](*values)
                 if holds(relation, left, right):
-                    problems.append(f"the named step (line {row['false_line']}, {relation}) holds at the witness")
+                    problems.append(
+                        f"the named step (line {row['false_line']}, {relation}) holds at the witness"
+                    )
     return sorted(set(problems))
 
 
@@ -207,7 +215,7 @@ def grade(rows: list[dict[str, Any]]) -> list[Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--strict", action="store_true", help="exit 1 on any false verdict or data error")
     parser.add_argument("--points", type=int, default=24, help="random points per correct derivation")
     parser.add_argument("--data", type=Path, default=DATA)
@@ -246,21 +254,29 @@ def main() -> int:
             cell["false_passes"] += 1
             false_passes.append((row, verdict))
 
-    print(f"proof grader fidelity: {len(rows)} derivations, {len({r['task_id'] for r in rows})} tasks, "
-          f"{len(table)} templates")
-    print(f"data errors (independent numeric check, {DIGITS} digits, {args.points} points): {len(data_errors)}")
+    print(
+        f"proof grader fidelity: {len(rows)} derivations, {len({r['task_id'] for r in rows})} tasks, "
+        f"{len(table)} templates"
+    )
+    print(
+        f"data errors (independent numeric check, {DIGITS} digits, {args.points} points): {len(data_errors)}"
+    )
     for (task_id, variant), problems in sorted(data_errors.items()):
         print(f"  DATA {task_id} {variant}: {'; '.join(problems)}")
     print(f"\nfalse failures (correct derivations failing): {len(false_failures)}")
     for row, verdict in false_failures:
-        print(f"  FF {row['task_id']} {row['variant']} [{row['style']}] gates={verdict.gates} "
-              f"flags={verdict.flags} error={verdict.error}\n     feedback: {verdict.feedback}")
+        print(
+            f"  FF {row['task_id']} {row['variant']} [{row['style']}] gates={verdict.gates} "
+            f"flags={verdict.flags} error={verdict.error}\n     feedback: {verdict.feedback}"
+        )
         for line in row["text"].splitlines():
             print(f"       | {line}")
     print(f"\nfalse passes (wrong derivations passing): {len(false_passes)}")
     for row, verdict in false_passes:
-        print(f"  FP {row['task_id']} {row['variant']} [{row['style']}] false line {row['false_line']}: "
-              f"{row['why']}")
+        print(
+            f"  FP {row['task_id']} {row['variant']} [{row['style']}] false line {row['false_line']}: "
+            f"{row['why']}\n     feedback: {verdict.feedback}"
+        )
         for line in row["text"].splitlines():
             print(f"       | {line}")
     print(f"\n{'template':36} {'correct':>7} {'FF':>4} {'wrong':>6} {'FP':>4} {'data err':>8} {'errors':>6}")
@@ -269,11 +285,17 @@ def main() -> int:
         cell = table[template]
         for name in ("correct", "false_failures", "wrong", "false_passes", "data_errors", "errors"):
             totals[name] += cell[name]
-        print(f"{template:36} {cell['correct']:>7} {cell['false_failures']:>4} {cell['wrong']:>6} "
-              f"{cell['false_passes']:>4} {cell['data_errors']:>8} {cell['errors']:>6}")
-    print(f"{'TOTAL':36} {totals['correct']:>7} {totals['false_failures']:>4} {totals['wrong']:>6} "
-          f"{totals['false_passes']:>4} {totals['data_errors']:>8} {totals['errors']:>6}")
-    print(f"\nwall time: {time.perf_counter() - started:.1f}s (data check {verified:.1f}s, grading {graded:.1f}s)")
+        print(
+            f"{template:36} {cell['correct']:>7} {cell['false_failures']:>4} {cell['wrong']:>6} "
+            f"{cell['false_passes']:>4} {cell['data_errors']:>8} {cell['errors']:>6}"
+        )
+    print(
+        f"{'TOTAL':36} {totals['correct']:>7} {totals['false_failures']:>4} {totals['wrong']:>6} "
+        f"{totals['false_passes']:>4} {totals['data_errors']:>8} {totals['errors']:>6}"
+    )
+    print(
+        f"\nwall time: {time.perf_counter() - started:.1f}s (data check {verified:.1f}s, grading {graded:.1f}s)"
+    )
     bad = false_failures or false_passes or data_errors
     return 1 if args.strict and bad else 0
 

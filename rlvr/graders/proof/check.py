@@ -92,7 +92,16 @@ def step_size(previous: Line, relation: str, current: Line, goal: tuple[Line, Li
         return False, "restates the goal in one step"
     if relation == "=":
         rule = equality_rule(previous.written, current.written, previous.value, current.value)
-        return (True, rule) if rule else (False, "not one rewrite of the previous line")
+        if rule:
+            return True, rule
+        rule = equality_rule(previous.written, current.written, previous.value, current.value, collected=True)
+        if not rule:
+            return False, "not one rewrite of the previous line"
+        # numbers added too: restating is judged with numbers added, so `L = L + 1 - 1` then `= R` is caught
+        loose = {key(previous.written, True), key(current.written, True)}
+        if loose == {key(goal[0].written, True), key(goal[1].written, True)} and len(loose) == 2:
+            return False, "restates the goal in one step"
+        return True, f"{rule}, numbers added"
     difference = current.value - previous.value if relation in ("<=", "<") else previous.value - current.value
     if obvious_bound(difference, relation in ("<", ">")):
         return True, "drops a non-negative term"

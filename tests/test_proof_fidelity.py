@@ -126,3 +126,13 @@ def test_the_bench_data_check_catches_mislabelled_derivations() -> None:
     # the data as committed has no errors in a sample (the full check runs in the bench)
     rows = [json.loads(line) for line in bench.DATA.read_text(encoding="utf-8").splitlines()][::16]
     assert rows and all(bench.verify(row, 4, rng) == [] for row in rows)
+
+
+def test_plain_exponents_and_square_roots_with_brackets_inside_are_read_as_written() -> None:
+    # `x^(2)` could not be parsed; `sqrt((x+1)^2)` was read as the product s*q*r*t*(x+1)^2
+    assert check_proof("(x+1)^2 = x^2 + 2x + 1", "(x+1)^(2)\n= x^2 + x + x + 1\n= x^2 + 2x + 1")["proved"]
+    text = "sqrt((x + 1)^2) + x\n= x + 1 + x\n= 2x + 1"
+    report = check_proof("sqrt((x+1)^2) + x = 2x + 1", text, {"x": "positive"})
+    assert report["proved"] and report["small_steps"], report
+    real = check_proof("sqrt((x+1)^2) + x = 2x + 1", text)  # x real: sqrt((x+1)^2) is |x + 1|
+    assert not real["proved"] and [s["valid"] for s in real["steps"]] == [True, False, True]

@@ -240,7 +240,6 @@ def main() -> int:
     for row, verdict in zip(rows, verdicts, strict=True):
         template = f"{row['split']}/{row['template']}"
         cell = table[template]
-        cell["tasks_seen"] += 0
         if (row["task_id"], row["variant"]) in data_errors:
             cell["data_errors"] += 1
             continue
@@ -249,6 +248,8 @@ def main() -> int:
             cell["errors"] += 1
         if row["kind"] == "correct" and not verdict.passed:
             cell["false_failures"] += 1
+            cell["ff_outcome" if "outcome" in verdict.gates else "ff_process"] += 1
+            cell["ff_restates"] += "restates the goal" in verdict.feedback
             false_failures.append((row, verdict))
         if row["kind"] == "wrong" and verdict.passed:
             cell["false_passes"] += 1
@@ -279,20 +280,33 @@ def main() -> int:
         )
         for line in row["text"].splitlines():
             print(f"       | {line}")
-    print(f"\n{'template':36} {'correct':>7} {'FF':>4} {'wrong':>6} {'FP':>4} {'data err':>8} {'errors':>6}")
+    columns = (
+        "correct",
+        "false_failures",
+        "ff_outcome",
+        "ff_process",
+        "ff_restates",
+        "wrong",
+        "false_passes",
+        "data_errors",
+        "errors",
+    )
+    heads = ("correct", "FF", "FF outc", "FF proc", "restate", "wrong", "FP", "data err", "errors")
+    print("\nFF outc: a correct derivation failing the outcome gate (a step sympy could not prove or parse);")
+    print(
+        "FF proc: failing only the process gate (a step not one small rewrite); restate: of the FF, those whose"
+    )
+    print(
+        "first failing step the gate calls a restatement of the goal (the prompt: restating does not count)"
+    )
+    print(f"{'template':34}" + "".join(f"{h:>9}" for h in heads))
     totals: dict[str, int] = defaultdict(int)
     for template in sorted(table):
         cell = table[template]
-        for name in ("correct", "false_failures", "wrong", "false_passes", "data_errors", "errors"):
+        for name in columns:
             totals[name] += cell[name]
-        print(
-            f"{template:36} {cell['correct']:>7} {cell['false_failures']:>4} {cell['wrong']:>6} "
-            f"{cell['false_passes']:>4} {cell['data_errors']:>8} {cell['errors']:>6}"
-        )
-    print(
-        f"{'TOTAL':36} {totals['correct']:>7} {totals['false_failures']:>4} {totals['wrong']:>6} "
-        f"{totals['false_passes']:>4} {totals['data_errors']:>8} {totals['errors']:>6}"
-    )
+        print(f"{template:34}" + "".join(f"{cell[name]:>9}" for name in columns))
+    print(f"{'TOTAL':34}" + "".join(f"{totals[name]:>9}" for name in columns))
     print(
         f"\nwall time: {time.perf_counter() - started:.1f}s (data check {verified:.1f}s, grading {graded:.1f}s)"
     )

@@ -225,7 +225,13 @@ def two_squares(goal: str, k: int) -> list[dict[str, Any]]:
             f"<= {R}{a}{b}",
         ], 3, {a: "1", b: "0"}, "a square plus Rab is at least Rab, not at most"),
     ]
-    return correct + [wrong[k % 4], wrong[(k + 1) % 4]]
+    extra = W("sqrt of each square taken as the letter (sqrt(x^2) = x)", [
+        left_written,
+        f">= 2·sqrt({c(P, a + '^2')})·sqrt({c(Q, b + '^2')})  # AM-GM",
+        f"= 2·{pa}·{qb}",
+        f"= {R}{a}{b}",
+    ], 3, {a: "-1", b: "1"}, "sqrt(p^2 a^2) = |p a|, not p a: at a=-1, b=1 the left is positive, the right negative")
+    return correct + [wrong[k % 4], wrong[(k + 1) % 4], extra]
 
 
 def shifted_square(goal: str, k: int) -> list[dict[str, Any]]:
@@ -519,7 +525,12 @@ def strictly_positive(goal: str, k: int) -> list[dict[str, Any]]:
             "> 0",
         ], 3, {v: str(-h + 5)}, "the square is not below 1"),
     ]
-    return correct + [wrong[k % 3], wrong[(k + 1) % 3]]
+    extra = W("drops the linear term as if it were non-negative", [
+        lhs,
+        f"≥ {v}^2 + {C}  # drop {c(B, v)}",
+        "> 0",
+    ], 2, {v: "-1" if B > 0 else "1"}, "the dropped term Bx is negative for some real x")
+    return correct + [wrong[k % 3], wrong[(k + 1) % 3], extra]
 
 
 def reciprocal_sum(goal: str, k: int) -> list[dict[str, Any]]:
@@ -609,7 +620,9 @@ def pick(items: list[Any], k: int) -> list[Any]:
     correct = [d for d in items if d["kind"] == "correct"]
     wrong = [d for d in items if d["kind"] == "wrong"]
     styles = [correct[k % len(correct)], correct[(k + 1) % len(correct)]]
-    if len(wrong) > 2:
+    if len(wrong) > 3:  # two rotating mistakes, and a third one where the author wrote one for every task
+        wrong = [wrong[k % 3], wrong[(k + 1) % 3]] + wrong[3:]
+    elif len(wrong) == 3 and not any("sqrt" in w["style"] or "drops" in w["style"] for w in wrong):
         wrong = [wrong[k % len(wrong)], wrong[(k + 1) % len(wrong)]]
     return styles + wrong
 

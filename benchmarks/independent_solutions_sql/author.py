@@ -56,6 +56,16 @@ def visible(prompt: str) -> sqlite3.Connection:
     return connection
 
 
+def schema_of(prompt: str) -> str:
+    """The CREATE statements the prompt shows."""
+    return prompt.split("Database schema (SQLite):")[1].split("Current data:")[0].strip()
+
+
+def ordered(prompt: str) -> bool:
+    """Whether the task sentence fixes the row order ("sorted by ...", "highest first")."""
+    return bool(re.search(r"sorted by|\bfirst\b", sentence(prompt)))
+
+
 def comparison(text: str) -> tuple[str, str]:
     match = re.search(r"(more than|at least|less than|at most|below|exceeds) " + NUM, text)
     assert match, text
@@ -340,7 +350,8 @@ def main() -> None:
         for number, answer in enumerate(answers(task.meta["template"], task.prompt)):
             label = ("c" if answer["kind"] == "correct" else "w") + str(number % 2 + 1)
             lines.append(json.dumps({"task_id": task.id, "split": split, "template": task.meta["template"],
-                                     "label": label, **answer}))
+                                     "label": label, "schema": schema_of(task.prompt),
+                                     "ordered": ordered(task.prompt), **answer}))
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(lines)} answers -> {OUT}")
 

@@ -307,3 +307,21 @@ def test_every_procedural_reference_passes() -> None:
     tasks = pack.tasks()
     verdicts = SQLGrader(pack).grade_many([t.id for t in tasks], [t.hidden["reference"] for t in tasks])
     assert [t.id for t, v in zip(tasks, verdicts, strict=True) if not v.passed] == []
+
+
+def test_numbers_equal_to_nine_digits_match_whole_or_not() -> None:
+    """A product rounding to a whole number (50 * 1.1 = 55.00000000000001) equals 55.0 in every mode: the
+    canonical form rounds first and only then decides int vs float (before, unordered/DML comparison saw
+    '55.0' against '55' and failed a correct `price + price * 10 / 100.0`)."""
+    from rlvr.graders.sql.execute import Result, results_match
+
+    for ordered in (False, True):
+        assert results_match(Result(1, [(50 * 1.1,)]), Result(1, [(55.0,)]), ordered=ordered)[0]
+        assert results_match(Result(1, [(55,)]), Result(1, [(54.99999999999999,)]), ordered=ordered)[0]
+        assert not results_match(Result(1, [(55.001,)]), Result(1, [(55.0,)]), ordered=ordered)[0]
+    bump = Task("tenth", "p", "sql", hidden={"schema": SCHEMA, "rows": {"t": [[1, "a", 50.0]]},
+                                          "reference": "UPDATE t SET score = score * 1.1", "kind": "dml"})
+    verdict = SQLGrader(StaticPack("t", [bump], family="sql")).grade(
+        "tenth", "```sql\nUPDATE t SET score = score + score * 10 / 100.0;\n```"
+    )
+    assert verdict.passed, verdict.feedback

@@ -263,9 +263,8 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value):
             return "nan"
-        if value.is_integer():
-            return int(value)
-        return float(f"{value:.9g}")
+        rounded = float(f"{value:.9g}")  # round first: 55.00000000000001 is the whole number 55
+        return int(rounded) if rounded.is_integer() else rounded
     if isinstance(value, bytes):
         return "x'" + value.hex() + "'"
     return value

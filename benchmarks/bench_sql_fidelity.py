@@ -81,9 +81,7 @@ def outcome(schema: str, rows: dict[str, list[list[Any]]], sql: str, *, dml: boo
 
 
 def is_dml(sql: str) -> bool:
-    return sql.lstrip().split(None, 1)[0].upper() in ("INSERT", "UPDATE", "DELETE", "REPLACE", "WITH") and (
-        sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
-    )
+    return sql.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "REPLACE"))
 
 
 def verify_data(answers: list[dict[str, Any]]) -> tuple[set[tuple[str, str]], list[str]]:
@@ -104,15 +102,13 @@ def verify_data(answers: list[dict[str, Any]]) -> tuple[set[tuple[str, str]], li
             errors.append(f"{key}: fewer than two correct answers to compare with")
             continue
         dml = is_dml(goods[0]["sql"])
-        run = lambda sql: outcome(  # noqa: E731
-            answer["schema"], answer["counterexample"], sql, dml=dml, ordered=answer["ordered"]
-        )
-        expected = [run(g["sql"]) for g in goods]
+        schema, rows, ordered = answer["schema"], answer["counterexample"], answer["ordered"]
+        expected = [outcome(schema, rows, g["sql"], dml=dml, ordered=ordered) for g in goods]
         if any(isinstance(e, str) for e in expected):
             errors.append(f"{key}: a correct answer fails on the counterexample: {expected}")
         elif any(e != expected[0] for e in expected[1:]):
             errors.append(f"{key}: the correct answers disagree on the counterexample")
-        elif run(answer["sql"]) == expected[0]:
+        elif outcome(schema, rows, answer["sql"], dml=dml, ordered=ordered) == expected[0]:
             errors.append(f"{key}: the counterexample does not separate it from the correct answers")
         else:
             verified.add(key)
@@ -136,7 +132,7 @@ def grade(answers: list[dict[str, Any]]) -> list[Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--strict", action="store_true", help="exit 1 on a false verdict or a data error")
     parser.add_argument("--out", type=Path, help="also write the report here")
     args = parser.parse_args()
@@ -149,11 +145,15 @@ def main() -> int:
     say = lines.append
     tasks = {a["task_id"] for a in answers}
     templates = sorted({(a["split"], a["template"]) for a in answers})
-    say(f"sql-shop fidelity: {len(tasks)} tasks, {len(templates)} templates (split/template), "
+    say(
+        f"sql-shop fidelity: {len(tasks)} tasks, {len(templates)} templates (split/template), "
         f"{len(answers)} answers ({sum(a['kind'] == 'correct' for a in answers)} correct, "
-        f"{sum(a['kind'] == 'wrong' for a in answers)} wrong)")
-    say(f"data check (plain sqlite3): {len(verified)} wrong answers verified by their counterexample, "
-        f"{len(errors)} data errors")
+        f"{sum(a['kind'] == 'wrong' for a in answers)} wrong)"
+    )
+    say(
+        f"data check (plain sqlite3): {len(verified)} wrong answers verified by their counterexample, "
+        f"{len(errors)} data errors"
+    )
     for error in errors:
         say(f"  DATA ERROR {error}")
 
@@ -176,23 +176,29 @@ def main() -> int:
                 row["wrong failed"] += 1
 
     say("")
-    say(f"false failures (correct answers not passing): {len(false_failures)} / "
-        f"{sum(a['kind'] == 'correct' for a in answers)}")
+    say(
+        f"false failures (correct answers not passing): {len(false_failures)} / "
+        f"{sum(a['kind'] == 'correct' for a in answers)}"
+    )
     for answer, verdict in false_failures:
         say(f"  {answer['task_id']} {answer['label']}: {verdict.feedback} | {answer['sql']}")
     say(f"false passes (verified-wrong answers passing): {len(false_passes)} / {len(verified)}")
-    for answer, verdict in false_passes:
+    for answer, _verdict in false_passes:
         say(f"  {answer['task_id']} {answer['label']}: {answer['why']} | {answer['sql']}")
 
     say("")
     say(f"{'split':5} {'template':24} {'correct pass':>13} {'wrong fail':>11}")
     for split, template in templates:
         row = table[(split, template)]
-        say(f"{split:5} {template:24} {row['correct passed']:>6} / {row['correct']:<4} "
-            f"{row['wrong failed']:>4} / {row['wrong']:<4}")
+        say(
+            f"{split:5} {template:24} {row['correct passed']:>6} / {row['correct']:<4} "
+            f"{row['wrong failed']:>4} / {row['wrong']:<4}"
+        )
     say("")
-    say(f"totals: false failures {len(false_failures)}, false passes {len(false_passes)}, "
-        f"data errors {len(errors)}; wall {time.perf_counter() - started:.1f} s")
+    say(
+        f"totals: false failures {len(false_failures)}, false passes {len(false_passes)}, "
+        f"data errors {len(errors)}; wall {time.perf_counter() - started:.1f} s"
+    )
     report = "\n".join(lines)
     print(report)
     if args.out:

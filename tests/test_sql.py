@@ -319,9 +319,47 @@ def test_numbers_equal_to_nine_digits_match_whole_or_not() -> None:
         assert results_match(Result(1, [(50 * 1.1,)]), Result(1, [(55.0,)]), ordered=ordered)[0]
         assert results_match(Result(1, [(55,)]), Result(1, [(54.99999999999999,)]), ordered=ordered)[0]
         assert not results_match(Result(1, [(55.001,)]), Result(1, [(55.0,)]), ordered=ordered)[0]
-    bump = Task("tenth", "p", "sql", hidden={"schema": SCHEMA, "rows": {"t": [[1, "a", 50.0]]},
-                                          "reference": "UPDATE t SET score = score * 1.1", "kind": "dml"})
+    bump = Task(
+        "tenth",
+        "p",
+        "sql",
+        hidden={
+            "schema": SCHEMA,
+            "rows": {"t": [[1, "a", 50.0]]},
+            "reference": "UPDATE t SET score = score * 1.1",
+            "kind": "dml",
+        },
+    )
     verdict = SQLGrader(StaticPack("t", [bump], family="sql")).grade(
         "tenth", "```sql\nUPDATE t SET score = score + score * 10 / 100.0;\n```"
     )
     assert verdict.passed, verdict.feedback
+
+
+def test_a_group_without_child_rows_separates_inner_from_left_join() -> None:
+    """Hidden data always holds a category with products but no orders, so an answer that keeps
+    categories without orders (LEFT JOIN from the parent) fails where the task asks for categories with
+    orders; the right INNER JOIN / EXISTS answers still pass."""
+    schema = (
+        "CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL);"
+        "CREATE TABLE orders (id INTEGER PRIMARY KEY, product_id INTEGER NOT NULL REFERENCES products(id),"
+        " quantity INTEGER NOT NULL);"
+    )
+    rows = {
+        "products": [[1, "pen", "office"], [2, "mug", "kitchen"], [3, "pad", "office"], [4, "pot", "garden"]],
+        "orders": [[1, 1, 2], [2, 2, 1], [3, 4, 5], [4, 3, 1], [5, 2, 3]],
+    }
+    reference = "SELECT p.category, SUM(o.quantity) FROM orders o JOIN products p ON p.id = o.product_id GROUP BY p.category"
+    totals = Task(
+        "totals", "p", "sql", hidden={"schema": schema, "rows": rows, "reference": reference, "variants": 0}
+    )
+    grader = SQLGrader(StaticPack("t", [totals], family="sql"))
+    left = "SELECT p.category, SUM(o.quantity) FROM products p LEFT JOIN orders o ON o.product_id = p.id GROUP BY 1"
+    exists = (
+        "SELECT category, (SELECT SUM(quantity) FROM orders JOIN products x ON x.id = orders.product_id"
+        " WHERE x.category = p.category) FROM (SELECT DISTINCT category FROM products) p"
+        " WHERE EXISTS (SELECT 1 FROM orders o JOIN products y ON y.id = o.product_id WHERE y.category = p.category)"
+    )
+    assert not grader.grade("totals", f"```sql\n{left}\n```").passed
+    assert grader.grade("totals", f"```sql\n{exists}\n```").passed
+    assert grader.grade("totals", f"```sql\n{reference}\n```").passed

@@ -2,11 +2,12 @@
 
 Data: `benchmarks/independent_solutions_sql/answers.jsonl` (written by `author.py` there, from the task prompts
 only -- never from the pack's reference SQL): for 71 `sql-shop` tasks covering every template of both splits,
-two correct answers with different formulations and two wrong-but-plausible ones. Each wrong answer carries a
+two correct answers with different formulations, a third that is the first wrapped in SQL comments (a leading
+comment line, a comment after the final `;` -- sqlite runs it unchanged), and two wrong-but-plausible ones. Each wrong answer carries a
 counterexample dataset.
 
 (i) The data is checked with plain sqlite3 (no rlvr code): on each wrong answer's counterexample database the
-two correct answers must agree and the wrong one must differ (a query's rows -- as a list when the task sentence
+task's correct answers must agree and the wrong one must differ (a query's rows -- as a list when the task sentence
 fixes the order, else as a multiset; numbers compared to 9 significant digits; for DML every table after the
 statements). A wrong answer whose counterexample shows no difference is a data error: reported, not counted.
 (ii) Every answer is graded by the real SQL grader (`make_executor_grader(pack, "local", None)`), wrapped in a
@@ -181,10 +182,12 @@ def main() -> int:
         f"{sum(a['kind'] == 'correct' for a in answers)}"
     )
     for answer, verdict in false_failures:
-        say(f"  {answer['task_id']} {answer['label']}: {verdict.feedback} | {answer['sql']}")
+        say(
+            f"  {answer['task_id']} {answer['label']}: {verdict.feedback} | {' '.join(answer['sql'].split())}"
+        )
     say(f"false passes (verified-wrong answers passing): {len(false_passes)} / {len(verified)}")
     for answer, _verdict in false_passes:
-        say(f"  {answer['task_id']} {answer['label']}: {answer['why']} | {answer['sql']}")
+        say(f"  {answer['task_id']} {answer['label']}: {answer['why']} | {' '.join(answer['sql'].split())}")
 
     say("")
     say(f"{'split':5} {'template':24} {'correct pass':>13} {'wrong fail':>11}")

@@ -26,7 +26,7 @@ def test_the_recorded_counterexamples_separate_their_wrong_answers() -> None:
     bench = _bench()
     tasks = {"sql/count_per_person/shop/0", "sql/delete_links_below/school/2", "sql/top_by_number/library/1"}
     answers = _sample(bench, tasks)
-    assert len(answers) == 12
+    assert len(answers) == 15  # 3 correct + 2 wrong per task
     verified, errors = bench.verify_data(answers)
     assert errors == []
     assert verified == {(a["task_id"], a["label"]) for a in answers if a["kind"] == "wrong"}

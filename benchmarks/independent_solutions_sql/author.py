@@ -1,8 +1,8 @@
 """Authoring script for `answers.jsonl` (benchmark data; never imported by the package).
 
 Written from the task PROMPTS only (schema, visible rows, task sentence) -- never from the pack's reference SQL.
-For every chosen task it emits two correct answers with different formulations and two wrong-but-plausible
-answers, each wrong one with a counterexample dataset (rows per table) meant to separate it from the correct
+For every chosen task it emits two correct answers with different formulations (c1, c2), a formatting variant
+of c1 wrapped in SQL comments (c3), and two wrong-but-plausible answers (w1, w2), each wrong one with a counterexample dataset (rows per table) meant to separate it from the correct
 ones. Parameters (constants, group/category names, N, percent) are parsed from the task sentence; the visible
 rows (for the "copied from the visible data" wrong answers) are read by executing the prompt's own INSERTs.
 `bench_sql_fidelity.py` re-checks every counterexample with plain sqlite3; this script only writes the data.
@@ -513,6 +513,10 @@ def answers(template: str, prompt: str) -> list[dict]:
         )
     else:
         raise KeyError(template)
+    # a formatting variant of the first correct answer, as models often write it: a leading comment line
+    # and a comment after the final semicolon (SQLite itself runs this unchanged)
+    first = out[0]["sql"].rstrip(";")
+    out.insert(2, {"kind": "correct", "sql": f"-- {template}: my answer\n{first}; -- end of answer"})
     return out
 
 
@@ -536,7 +540,7 @@ def main() -> None:
     lines = []
     for split, task in chosen_tasks():
         for number, answer in enumerate(answers(task.meta["template"], task.prompt)):
-            label = ("c" if answer["kind"] == "correct" else "w") + str(number % 2 + 1)
+            label = f"c{number + 1}" if answer["kind"] == "correct" else f"w{number - 2}"
             lines.append(
                 json.dumps(
                     {

@@ -363,3 +363,27 @@ def test_a_group_without_child_rows_separates_inner_from_left_join() -> None:
     assert not grader.grade("totals", f"```sql\n{left}\n```").passed
     assert grader.grade("totals", f"```sql\n{exists}\n```").passed
     assert grader.grade("totals", f"```sql\n{reference}\n```").passed
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name FROM t WHERE score > 4; -- done",
+        "SELECT name FROM t WHERE score > 4;\n-- trailing; comment\n",
+        "SELECT name FROM t WHERE score > 4; /* a; b */",
+        "-- first; line\nSELECT name FROM t WHERE score > 4;",
+    ],
+)
+def test_comments_around_the_one_statement_are_not_statements(grader: SQLGrader, sql: str) -> None:
+    """sqlite runs a query followed by a comment after its ';' unchanged; so does the grader (before, the
+    trailing comment counted as a second statement and a correct query failed)."""
+    assert len(split_statements(sql)) == 1
+    verdict = grader.grade("high", f"```sql\n{sql}\n```")
+    assert verdict.passed, verdict.feedback
+
+
+def test_comment_only_pieces_never_hide_a_second_statement() -> None:
+    assert len(split_statements("SELECT 1; -- x\nSELECT 2;")) == 2
+    assert len(split_statements("SELECT ';--'; SELECT 2")) == 2
+    assert split_statements("SELECT '-- not a comment;' AS s") == ["SELECT '-- not a comment;' AS s;"]
+    assert split_statements("-- only a comment;") == []

@@ -70,6 +70,13 @@ import typing  # noqa: F401
 # ...and what repository tasks import on every run (rlvr/graders/repo/child_driver.py and typical repos).
 import ast, csv, dataclasses, enum, inspect, io, sqlite3  # noqa: E401, F401
 
+# ...and the rest of the computational standard library: library code is recognised by identity (see
+# `library_code`), so a module first imported by the child would count its module body as the
+# candidate's load-time work.
+import array, base64, binascii, calendar, cmath, contextlib, datetime, decimal, difflib  # noqa: E401, F401
+import fnmatch, graphlib, html, ipaddress, keyword, numbers, pprint, queue, reprlib, secrets  # noqa: E401, F401
+import shlex, textwrap, tokenize, traceback, types, unicodedata, urllib.parse, weakref, zlib  # noqa: E401, F401
+
 # `logging` reads a function's `__code__` while it loads, which the child refuses (frame and code
 # access is how a candidate would reach the sandbox's counters), so honest code that imports it would
 # fail to load. Imported here, before any candidate exists; see `quiet_caller_lookup` for its use.
@@ -706,25 +713,60 @@ def code_ids(*codes):
     return frozenset(found)
 
 
-FROZEN_CODE = [frozenset()]  # filled by main(): see frozen_code_ids
+# (ids, the code objects): filled by main(), see library_code. The objects are held so that no id in
+# the set can ever be reused by a code object a candidate creates.
+LIBRARY_CODE: list[typing.Any] = [frozenset(), ()]
 
 
-def frozen_code_ids():
-    """ids of the code objects of the frozen standard-library modules (the import machinery, io, abc,
-    codecs). Their co_filename is "<frozen ...>", which code a candidate compiles could also claim,
-    so they are known by identity."""
-    codes = []
+def is_library_module(module):
+    """Frozen (the import machinery, io, abc, codecs, os) or loaded from the standard library's directory."""
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    if origin == "frozen":
+        return True
+    if type(origin) is not str:
+        return False
+    real = os.path.realpath(origin)
+    return real.startswith(STDLIB_DIR + os.sep) and "site-packages" not in real
+
+
+def library_code():
+    """The code objects of the standard-library modules this zygote has loaded (the warmed ones above,
+    and what they import), with every code object nested in them. Library code is known by identity,
+    never by file name: a candidate can compile its own code under "<frozen ...>" or a path inside
+    the standard library's directory."""
+    code_type = type(library_code.__code__)
+    codes, seen = [], set()
+
+    def visit(value):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, type):
+            for member in list(vars(value).values()):
+                visit(member)
+            return
+        value = getattr(value, "__func__", value)  # staticmethod, classmethod, bound methods
+        for function in (
+            value,
+            getattr(value, "fget", None),
+            getattr(value, "fset", None),
+            getattr(value, "fdel", None),
+        ):
+            code = getattr(function, "__code__", None)
+            if type(code) is code_type:
+                codes.append(code)
+
     for module in list(sys.modules.values()):
-        if getattr(getattr(module, "__spec__", None), "origin", None) != "frozen":
-            continue
-        for value in list(vars(module).values()):
-            for member in list(vars(value).values()) if isinstance(value, type) else [value]:
-                member = getattr(member, "__func__", member)
-                for function in (member, getattr(member, "fget", None), getattr(member, "fset", None)):
-                    code = getattr(function, "__code__", None)
-                    if type(code) is type(frozen_code_ids.__code__):
-                        codes.append(code)
-    return code_ids(*codes)
+        if is_library_module(module):
+            for value in list(vars(module).values()):
+                visit(value)
+    ids = code_ids(*codes)
+    nested, stack = [], list(codes)
+    while stack:  # hold the nested code objects too (their ids are in the set)
+        code = stack.pop()
+        nested.append(code)
+        stack.extend(c for c in code.co_consts if type(c) is code_type)
+    return ids, tuple(nested)
 
 
 def quiet_caller_lookup():
@@ -760,10 +802,10 @@ def run_candidate(request, token, wfd):
     code_id = id
     # while the module loads: the ids of the candidate's own code objects. Load-time work is reported
     # beside the calls' counts (a table built at load time is work like any other), without the
-    # import machinery and the standard-library modules it runs (an honest `import textwrap`)
+    # standard-library code the zygote loaded, known by identity (`library_code`): an honest
+    # `import textwrap` of a warmed module costs nothing; a module first loaded here counts its body
     loading: list[frozenset[int] | None] = [None]
-    library_prefix, frozen = STDLIB_DIR + os.sep, FROZEN_CODE[0]
-    str_startswith, str_type = str.startswith, str
+    library = LIBRARY_CODE[0]
     # Automatic garbage collection runs finalizers (__del__, weakref callbacks) wherever an allocation
     # crosses its threshold. Inside the trace function and the audit hook nothing is traced, and after
     # a call's count is read nothing counts: collection runs only while the candidate's own load and
@@ -791,10 +833,7 @@ def run_candidate(request, token, wfd):
         ours = code_id(code) in uncounted
         own = loading[0]
         if not ours and own is not None and code_id(code) not in own:
-            name = code.co_filename
-            ours = code_id(code) in frozen or (
-                type(name) is str_type and str_startswith(name, library_prefix)
-            )
+            ours = code_id(code) in library
         if on:
             resume_collection()
         if ours:
@@ -1191,8 +1230,8 @@ def main():
     Buffers.get("job", 1 << 16)
     Buffers.get("output", (1 << 20) + 1)
     try:
-        FROZEN_CODE[0] = frozen_code_ids()
-    except Exception:  # never fail to serve over it: frozen library code then counts as load-time work
+        LIBRARY_CODE[:] = library_code()
+    except Exception:  # never fail to serve over it: library code then counts as load-time work
         pass
     gc.collect()
     gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork

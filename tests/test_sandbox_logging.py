@@ -47,7 +47,11 @@ def pool() -> Iterator[LocalSandbox]:
 
 @pytest.mark.parametrize("name", sorted(HONEST))
 def test_honest_logging_is_credited_and_refuses_nothing(pool: LocalSandbox, name: str) -> None:
-    call = "log.debug('adding %d and %d', x, y); log.warning('sum %d', x + y)" if "log =" in HONEST[name] else "pass"
+    call = (
+        "log.debug('adding %d and %d', x, y); log.warning('sum %d', x + y)"
+        if "log =" in HONEST[name]
+        else "pass"
+    )
     result = pool.run(job_for(ADD, HONEST[name] + BODY.format(call=call)))
     assert credited(result, ADD), result
     assert result.denied == [], result.denied

@@ -307,3 +307,83 @@ def test_every_procedural_reference_passes() -> None:
     tasks = pack.tasks()
     verdicts = SQLGrader(pack).grade_many([t.id for t in tasks], [t.hidden["reference"] for t in tasks])
     assert [t.id for t, v in zip(tasks, verdicts, strict=True) if not v.passed] == []
+
+
+def test_numbers_equal_to_nine_digits_match_whole_or_not() -> None:
+    """A product rounding to a whole number (50 * 1.1 = 55.00000000000001) equals 55.0 in every mode: the
+    canonical form rounds first and only then decides int vs float (before, unordered/DML comparison saw
+    '55.0' against '55' and failed a correct `price + price * 10 / 100.0`)."""
+    from rlvr.graders.sql.execute import Result, results_match
+
+    for ordered in (False, True):
+        assert results_match(Result(1, [(50 * 1.1,)]), Result(1, [(55.0,)]), ordered=ordered)[0]
+        assert results_match(Result(1, [(55,)]), Result(1, [(54.99999999999999,)]), ordered=ordered)[0]
+        assert not results_match(Result(1, [(55.001,)]), Result(1, [(55.0,)]), ordered=ordered)[0]
+    bump = Task(
+        "tenth",
+        "p",
+        "sql",
+        hidden={
+            "schema": SCHEMA,
+            "rows": {"t": [[1, "a", 50.0]]},
+            "reference": "UPDATE t SET score = score * 1.1",
+            "kind": "dml",
+        },
+    )
+    verdict = SQLGrader(StaticPack("t", [bump], family="sql")).grade(
+        "tenth", "```sql\nUPDATE t SET score = score + score * 10 / 100.0;\n```"
+    )
+    assert verdict.passed, verdict.feedback
+
+
+def test_a_group_without_child_rows_separates_inner_from_left_join() -> None:
+    """Hidden data always holds a category with products but no orders, so an answer that keeps
+    categories without orders (LEFT JOIN from the parent) fails where the task asks for categories with
+    orders; the right INNER JOIN / EXISTS answers still pass."""
+    schema = (
+        "CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL);"
+        "CREATE TABLE orders (id INTEGER PRIMARY KEY, product_id INTEGER NOT NULL REFERENCES products(id),"
+        " quantity INTEGER NOT NULL);"
+    )
+    rows = {
+        "products": [[1, "pen", "office"], [2, "mug", "kitchen"], [3, "pad", "office"], [4, "pot", "garden"]],
+        "orders": [[1, 1, 2], [2, 2, 1], [3, 4, 5], [4, 3, 1], [5, 2, 3]],
+    }
+    reference = "SELECT p.category, SUM(o.quantity) FROM orders o JOIN products p ON p.id = o.product_id GROUP BY p.category"
+    totals = Task(
+        "totals", "p", "sql", hidden={"schema": schema, "rows": rows, "reference": reference, "variants": 0}
+    )
+    grader = SQLGrader(StaticPack("t", [totals], family="sql"))
+    left = "SELECT p.category, SUM(o.quantity) FROM products p LEFT JOIN orders o ON o.product_id = p.id GROUP BY 1"
+    exists = (
+        "SELECT category, (SELECT SUM(quantity) FROM orders JOIN products x ON x.id = orders.product_id"
+        " WHERE x.category = p.category) FROM (SELECT DISTINCT category FROM products) p"
+        " WHERE EXISTS (SELECT 1 FROM orders o JOIN products y ON y.id = o.product_id WHERE y.category = p.category)"
+    )
+    assert not grader.grade("totals", f"```sql\n{left}\n```").passed
+    assert grader.grade("totals", f"```sql\n{exists}\n```").passed
+    assert grader.grade("totals", f"```sql\n{reference}\n```").passed
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT name FROM t WHERE score > 4; -- done",
+        "SELECT name FROM t WHERE score > 4;\n-- trailing; comment\n",
+        "SELECT name FROM t WHERE score > 4; /* a; b */",
+        "-- first; line\nSELECT name FROM t WHERE score > 4;",
+    ],
+)
+def test_comments_around_the_one_statement_are_not_statements(grader: SQLGrader, sql: str) -> None:
+    """sqlite runs a query followed by a comment after its ';' unchanged; so does the grader (before, the
+    trailing comment counted as a second statement and a correct query failed)."""
+    assert len(split_statements(sql)) == 1
+    verdict = grader.grade("high", f"```sql\n{sql}\n```")
+    assert verdict.passed, verdict.feedback
+
+
+def test_comment_only_pieces_never_hide_a_second_statement() -> None:
+    assert len(split_statements("SELECT 1; -- x\nSELECT 2;")) == 2
+    assert len(split_statements("SELECT ';--'; SELECT 2")) == 2
+    assert split_statements("SELECT '-- not a comment;' AS s") == ["SELECT '-- not a comment;' AS s;"]
+    assert split_statements("-- only a comment;") == []

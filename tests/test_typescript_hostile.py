@@ -162,3 +162,29 @@ def test_each_batch_draws_a_new_counter_name(grader):
     unique = uuid.uuid4().hex
     built = grader.compiler.build_many([source], "__rlvr_ops_" + unique)[0]
     assert built is not None and unique in built
+
+
+DENIALS = {
+    "process_control": HEAD + "  (globalThis as any).process.exit(0);\n  return false;\n}\n",
+    "import": 'declare const require: any;\nconst cp = require("child_process");\n'
+    + HEAD
+    + "  return false;\n}\n",
+    "socket": HEAD + '  (globalThis as any).fetch("http://127.0.0.1:1/");\n  return false;\n}\n',
+}
+
+
+def test_reaching_for_the_host_api_is_reported_like_the_python_sandbox(grader):
+    """Node's host API is absent from the candidate's realm; reaching for it by name is reported as the
+    Python sandbox reports its refusals (`sandbox:denied:<op>` and a sentence in the feedback), whether
+    the candidate lets the error escape or swallows it, at load time or in a call."""
+    swallowed = HEAD + "  try { (globalThis as any).require('fs'); } catch (e) {}\n" + CORRECT_BODY + "}\n"
+    names = list(DENIALS)
+    verdicts = grader.grade_many(
+        [TASK] * (len(names) + 2), [*DENIALS.values(), swallowed, HEAD + CORRECT_BODY + "}\n"]
+    )
+    for op, verdict in zip(names, verdicts, strict=False):
+        assert not verdict.passed and f"sandbox:denied:{op}" in verdict.flags, (op, verdict.flags)
+        assert "the sandbox refused" in verdict.feedback
+    swallowed_verdict, honest = verdicts[-2:]
+    assert swallowed_verdict.passed and "sandbox:denied:import" in swallowed_verdict.flags
+    assert honest.passed and not [f for f in honest.flags if f.startswith("sandbox:denied")], honest.flags

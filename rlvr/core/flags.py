@@ -36,7 +36,7 @@ DENIED_OPS: dict[str, str] = {
     "descriptor": "making or duplicating file descriptors (os.pipe, os.dup, os.fdopen, eventfd)",
     "ctypes": "loading native code through ctypes",
     "introspection": "inspecting frames, tracers or the garbage collector (sys._getframe, gc, f_back, __code__)",
-    "signal": "sending signals to processes (os.kill, pidfd, signal.pthread_kill)",
+    "signal": "sending signals to processes or installing a signal handler (os.kill, pidfd, signal.signal)",
     "process_control": "changing the sandbox process itself (rlimits, priority, environment, cwd, audit hooks)",
     "thread": "starting a thread",
     "unpickle": "loading classes through pickle",

@@ -114,7 +114,22 @@ const tools = vm.runInContext(
       if ("d" in doc) { const out = {}; for (const [k, v] of doc.d) out[String(k)] = decode(v, depth + 1); return out; }
       throw new Error("unsupported argument");
     };
+    // node's host API is absent from this realm; reaching for it by name is reported (an operation of
+    // rlvr.core.flags.DENIED_OPS) and reads as undefined, as it did before (\`typeof process\` stays
+    // "undefined"). Plain booleans and string literals only: nothing a candidate can redefine is used.
+    let importing = false, processing = false, networking = false;
+    const mark = (op) => {
+      if (op === "import") importing = true;
+      else if (op === "process_control") processing = true;
+      else networking = true;
+    };
+    for (const [name, op] of [["require", "import"], ["module", "import"], ["process", "process_control"],
+                              ["fetch", "socket"], ["WebSocket", "socket"], ["XMLHttpRequest", "socket"],
+                              ["EventSource", "socket"]]) {
+      Object.defineProperty(globalThis, name, { get: () => { mark(op); return undefined; }, configurable: false });
+    }
     return {
+      refusals: () => (importing ? "import " : "") + (processing ? "process_control " : "") + (networking ? "socket " : ""),
       tick: () => { n++; },
       read: () => n,
       reset: () => { n = 0; },
@@ -124,7 +139,19 @@ const tools = vm.runInContext(
   })()`,
   context,
 );
-const { tick, read, reset, objectPrototype, decodeAll } = tools;
+const { tick, read, reset, objectPrototype, decodeAll, refusals } = tools;
+const reported = new Set();
+// [token, "denied", op] for every refusal not yet reported (the Python child's message, same names)
+function reportRefusals() {
+  const seen = refusals();
+  if (typeof seen !== "string") return;
+  for (const op of seen.split(" ")) {
+    if (op && !reported.has(op)) {
+      reported.add(op);
+      send("denied", op);
+    }
+  }
+}
 const trace = job.trace === true;
 const entry = String(job.entry);
 const counter = String(job.counter || "__rlvr_unused_counter");
@@ -153,9 +180,11 @@ try {
   const script = new vm.Script(wrapper, { filename: "candidate.js" });
   fn = script.runInContext(context)(tick);
 } catch (error) {
+  reportRefusals();
   send("load", "the program raised while loading");
   exit(0);
 }
+reportRefusals();
 if (typeof fn !== "function") {
   send("load", "entry point not defined: " + entry.slice(0, 100));
   exit(0);
@@ -173,11 +202,13 @@ for (let index = 0; index < calls.length; index++) {
     }
     // read after the result is walked: getters and Proxy traps on the returned value are the
     // candidate's code too, and the work they do is counted like the rest
+    reportRefusals();
     send("result", [index, result, trace ? read() : null, null]);
     continue;
   } catch (error) {
     result = { exc: "Error" }; // JavaScript has no exception types to match Python's; the thrown value is never read
   }
+  reportRefusals();
   send("result", [index, result, trace ? read() : null, null]);
 }
 send("done", null);

@@ -70,6 +70,13 @@ import typing  # noqa: F401
 # ...and what repository tasks import on every run (rlvr/graders/repo/child_driver.py and typical repos).
 import ast, csv, dataclasses, enum, inspect, io, sqlite3  # noqa: E401, F401
 
+# ...and the rest of the computational standard library: library code is recognised by identity (see
+# `library_code`), so a module first imported by the child would count its module body as the
+# candidate's load-time work.
+import array, base64, binascii, calendar, cmath, contextlib, datetime, decimal, difflib  # noqa: E401, F401
+import fnmatch, graphlib, html, ipaddress, keyword, numbers, pprint, queue, reprlib, secrets  # noqa: E401, F401
+import shlex, textwrap, tokenize, traceback, types, unicodedata, urllib.parse, weakref, zlib  # noqa: E401, F401
+
 # `logging` reads a function's `__code__` while it loads, which the child refuses (frame and code
 # access is how a candidate would reach the sandbox's counters), so honest code that imports it would
 # fail to load. Imported here, before any candidate exists; see `quiet_caller_lookup` for its use.
@@ -410,12 +417,16 @@ def install_audit_hook(
     bytes=bytes,
     int=int,
     any=any,
+    collection=None,
 ):
     """Everything the hook uses is bound here, before candidate code exists, so patching this module,
     `os.path` or builtins later cannot loosen it. `report(op)` is called once per refused operation
     name, before the refusal is raised (a candidate that catches the exception is still reported);
     the returned `note(op)` reports an operation refused elsewhere (a removed function, the kernel
-    filter), once."""
+    filter), once. Hooks run untraced (the interpreter turns tracing off for them): the hook never
+    runs a candidate's code (an argument's `partition`, `__hash__` or `__eq__`), and `collection`
+    (gc's isenabled, disable, enable) pauses garbage collection, whose finalizers would run here,
+    while it runs."""
     reported = set()
 
     def note(op):
@@ -436,14 +447,14 @@ def install_audit_hook(
         real = realpath(path)
         return real.startswith(stdlib_prefix) and "site-packages" not in real
 
-    def hook(event, args):
+    def check(event, args):
         if event == "rlvr.denied":  # a removed function was reached for (see report_missing)
             if len(args) == 1 and type(args[0]) is str and args[0] in denied_ops:
                 note(args[0])
             return
         if event in blocked_events:
             deny(event_ops.get(event, "process_control"), event)
-        if event == "import":
+        if event == "import" and type(args[0]) is str:
             top = args[0].partition(".")[0]
             if top in blocked_modules or args[0] in no_reimport:
                 deny(module_ops.get(top, "import"), "import " + args[0])
@@ -451,7 +462,7 @@ def install_audit_hook(
             database = args[0] if len(args) == 1 else None
             if not (type(database) is str and (database in in_memory or database.startswith(memory_uri))):
                 deny("file_read", "sqlite3.connect")
-        if event == "object.__getattr__" and args[1] in frame_attributes:
+        if event == "object.__getattr__" and type(args[1]) is str and args[1] in frame_attributes:
             deny("introspection", "frame access")
         if event == "open":
             path, mode, flags = args
@@ -462,6 +473,22 @@ def install_audit_hook(
                 deny("file_write", "open")
             if not is_readable_stdlib(path):
                 deny("file_read", "open")
+
+    if collection is None:
+        hook = check
+    else:
+        collection_on, pause_collection, resume_collection = collection
+
+        def hook(event, args):
+            if event == "builtins.id":  # the trace function's own, on every call: an int, nothing to check
+                return
+            on = collection_on()
+            pause_collection()
+            try:
+                check(event, args)
+            finally:
+                if on:
+                    resume_collection()
 
     sys.addaudithook(hook)
     return note
@@ -483,11 +510,51 @@ def make(module_name, pairs, audit):
     return __getattr__
 
 
-def reporting(function, op, audit):
+def sealed(function, prepare):
+    # `function`, called with what `prepare(args, kwargs)` returns. It lives only in the suspended
+    # frame of `calls` (opening it, gi_frame, is refused), not in a closure cell or default anyone can
+    # read: the original stays out of reach
+    def calls(function, prepare):
+        outcome = None
+        while True:
+            args, kwargs = yield outcome
+            try:
+                args, kwargs = prepare(args, kwargs)
+                outcome = (True, function(*args, **kwargs))
+            except BaseException as exc:
+                outcome = (False, exc)
+
+    runner = calls(function, prepare)
+    next(runner)
+    send = runner.send
+
     def wrapper(*args, **kwargs):
-        audit("rlvr.denied", op)
-        return function(*args, **kwargs)
+        ok, value = send((args, kwargs))
+        if ok:
+            return value
+        raise value
     return wrapper
+
+
+def reporting(function, op, audit):
+    def report(args, kwargs):
+        audit("rlvr.denied", op)
+        return args, kwargs
+    return sealed(function, report)
+
+
+def refusing_handlers(install, audit, refused, callable, len):
+    # a signal handler is called with the frame the signal interrupted (f_back and f_locals lead to the
+    # sandbox's own frames: its op counter, its result channel), wherever the interpreter next checks,
+    # inside the trace function and the audit hook too, where nothing is traced. The dispositions
+    # (SIG_IGN, SIG_DFL) stay free to set.
+    def prepare(args, kwargs):
+        if len(args) == 2 and callable(args[1]):
+            audit("rlvr.denied", "signal")
+            raise refused("signal handler")
+        return args, kwargs
+
+    return sealed(install, prepare)
 """
 
 
@@ -504,7 +571,7 @@ def report_threads():
     """Starting a thread fails under RLIMIT_NPROC 0 with no audit event before Python 3.12: wrap the
     one primitive every thread goes through. `threading` binds it when imported; it is warmed here
     (by `logging`), so its bindings are replaced too."""
-    namespace: dict[str, typing.Any] = {"__builtins__": {}}
+    namespace: dict[str, typing.Any] = {"__builtins__": {"next": next, "BaseException": BaseException}}
     exec(MISSING_SOURCE, namespace)
     thread = sys.modules.get("_thread") or __import__("_thread")
     threading_globals = vars(sys.modules["threading"]) if "threading" in sys.modules else {}
@@ -515,6 +582,18 @@ def report_threads():
             thread.__dict__[name] = wrapped
             for bound in [key for key, value in threading_globals.items() if value is original]:
                 threading_globals[bound] = wrapped
+
+
+def refuse_signal_handlers():
+    """Python signal handlers are refused (see `refusing_handlers`): wrap the one primitive that
+    installs them (`signal.signal` calls it, and names the original as its `__wrapped__`)."""
+    namespace: dict[str, typing.Any] = {"__builtins__": {"next": next, "BaseException": BaseException}}
+    exec(MISSING_SOURCE, namespace)
+    module = sys.modules["_signal"]
+    install = namespace["refusing_handlers"](module.signal, sys.audit, Refused, callable, len)
+    module.__dict__["signal"] = install
+    if "__wrapped__" in vars(signal.signal):
+        vars(signal.signal)["__wrapped__"] = install
 
 
 def denied_op(
@@ -636,33 +715,72 @@ def code_ids(*codes):
     return frozenset(found)
 
 
-FROZEN_CODE = [frozenset()]  # filled by main(): see frozen_code_ids
+# (ids, the code objects): filled by main(), see library_code. The objects are held so that no id in
+# the set can ever be reused by a code object a candidate creates.
+LIBRARY_CODE: list[typing.Any] = [frozenset(), ()]
 
 
-def frozen_code_ids():
-    """ids of the code objects of the frozen standard-library modules (the import machinery, io, abc,
-    codecs). Their co_filename is "<frozen ...>", which code a candidate compiles could also claim,
-    so they are known by identity."""
-    codes = []
+def is_library_module(module):
+    """Frozen (the import machinery, io, abc, codecs, os) or loaded from the standard library's directory."""
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    if origin == "frozen":
+        return True
+    if type(origin) is not str:
+        return False
+    real = os.path.realpath(origin)
+    return real.startswith(STDLIB_DIR + os.sep) and "site-packages" not in real
+
+
+def library_code():
+    """The code objects of the standard-library modules this zygote has loaded (the warmed ones above,
+    and what they import), with every code object nested in them. Library code is known by identity,
+    never by file name: a candidate can compile its own code under "<frozen ...>" or a path inside
+    the standard library's directory."""
+    code_type = type(library_code.__code__)
+    codes, seen = [], set()
+
+    def visit(value):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, type):
+            for member in list(vars(value).values()):
+                visit(member)
+            return
+        value = getattr(value, "__func__", value)  # staticmethod, classmethod, bound methods
+        for function in (
+            value,
+            getattr(value, "fget", None),
+            getattr(value, "fset", None),
+            getattr(value, "fdel", None),
+        ):
+            code = getattr(function, "__code__", None)
+            if type(code) is code_type:
+                codes.append(code)
+
     for module in list(sys.modules.values()):
-        if getattr(getattr(module, "__spec__", None), "origin", None) != "frozen":
-            continue
-        for value in list(vars(module).values()):
-            for member in list(vars(value).values()) if isinstance(value, type) else [value]:
-                member = getattr(member, "__func__", member)
-                for function in (member, getattr(member, "fget", None), getattr(member, "fset", None)):
-                    code = getattr(function, "__code__", None)
-                    if type(code) is type(frozen_code_ids.__code__):
-                        codes.append(code)
-    return code_ids(*codes)
+        if is_library_module(module):
+            for value in list(vars(module).values()):
+                visit(value)
+    ids = code_ids(*codes)
+    nested, stack = [], list(codes)
+    while stack:  # hold the nested code objects too (their ids are in the set)
+        code = stack.pop()
+        nested.append(code)
+        stack.extend(c for c in code.co_consts if type(c) is code_type)
+    return ids, tuple(nested)
 
 
 def quiet_caller_lookup():
     """`logging` finds the file and line of each record's caller by walking frames (`f_back`), which
     the child refuses; with no source file to look for, it skips that walk and records `(unknown file)`,
     as it does where frames are unavailable. Everything else about logging works (levels, handlers,
-    formatting to a stream); `exc_info` and `stack_info` still need frames and stay refused."""
+    formatting to a stream); `exc_info` and `stack_info` still need frames and stay refused. A record
+    that fails to format is dropped quietly, as in production (`raiseExceptions` off): reporting it
+    prints a traceback, walking frames, to a stderr that is /dev/null here, and would flag an honest
+    program's bad log call as introspection."""
     logging._srcfile = None
+    logging.raiseExceptions = False
 
 
 def run_candidate(request, token, wfd):
@@ -686,10 +804,18 @@ def run_candidate(request, token, wfd):
     code_id = id
     # while the module loads: the ids of the candidate's own code objects. Load-time work is reported
     # beside the calls' counts (a table built at load time is work like any other), without the
-    # import machinery and the standard-library modules it runs (an honest `import textwrap`)
+    # standard-library code the zygote loaded, known by identity (`library_code`): an honest
+    # `import textwrap` of a warmed module costs nothing; a module first loaded here counts its body
     loading: list[frozenset[int] | None] = [None]
-    library_prefix, frozen = STDLIB_DIR + os.sep, FROZEN_CODE[0]
-    str_startswith, str_type = str.startswith, str
+    library = LIBRARY_CODE[0]
+    # Automatic garbage collection runs finalizers (__del__, weakref callbacks) wherever an allocation
+    # crosses its threshold. Inside the trace function and the audit hook nothing is traced, and after
+    # a call's count is read nothing counts: collection runs only while the candidate's own load and
+    # calls do, paused inside the trace function and the hook.
+    import gc
+
+    collection = collection_on, pause_collection, resume_collection = gc.isenabled, gc.disable, gc.enable
+    pause_collection()
 
     def local_trace(frame, event, arg):
         if event == "line":
@@ -701,14 +827,19 @@ def run_candidate(request, token, wfd):
         # exec/eval/compile under any globals, lambdas, generators, comprehensions, class bodies,
         # the standard library it calls — except the sandbox's own result encoding. Identity, not
         # equality: a candidate cannot make its code count as ours by compiling the same text.
+        # Reading f_code and calling id() raise audit events, whose arguments are allocations: no
+        # collection may start here, in the trace function, where the finalizers it runs are untraced.
+        on = collection_on()
+        pause_collection()
         code = frame.f_code
-        if code_id(code) in uncounted:
-            return None
+        ours = code_id(code) in uncounted
         own = loading[0]
-        if own is not None and code_id(code) not in own:
-            name = code.co_filename
-            if code_id(code) in frozen or (type(name) is str_type and str_startswith(name, library_prefix)):
-                return None
+        if not ours and own is not None and code_id(code) not in own:
+            ours = code_id(code) in library
+        if on:
+            resume_collection()
+        if ours:
+            return None
         counter[0] += 1
         return local_trace
 
@@ -723,16 +854,24 @@ def run_candidate(request, token, wfd):
         memory = None
     for name in ("settrace", "gettrace", "setprofile", "getprofile", "_getframe", "_current_frames"):
         sys.__dict__.pop(name, None)
+    removed = [os.__dict__.get(name) for name in POSIX_REMOVED]
     for name in POSIX_REMOVED:
         os.__dict__.pop(name, None)
         sys.modules["posix"].__dict__.pop(name, None)
+    for supports in (
+        os.supports_dir_fd,
+        os.supports_fd,
+        os.supports_effective_ids,
+        os.supports_follow_symlinks,
+    ):
+        supports.difference_update(removed)  # os.supports_dir_fd lists mkfifo and mknod
     for name in SIGNAL_REMOVED:
         signal.__dict__.pop(name, None)
         sys.modules["_signal"].__dict__.pop(name, None)
     for name in list(sys.modules):
         if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
             sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach
-    note = install_audit_hook(lambda op: send("denied", op))
+    note = install_audit_hook(lambda op: send("denied", op), collection=collection)
     for module, names in (
         (os, POSIX_REMOVED),
         (sys.modules["posix"], POSIX_REMOVED),
@@ -740,6 +879,7 @@ def run_candidate(request, token, wfd):
     ):
         module.__getattr__ = report_missing(module.__name__, names)
     report_threads()
+    refuse_signal_handlers()
     removed_from = (os, sys.modules["posix"], signal, sys.modules["_signal"], sys)
     explain = denied_op
     source, entry = request["source"], request["entry"]
@@ -748,13 +888,16 @@ def run_candidate(request, token, wfd):
         code = compile(source, CANDIDATE_FILE, "exec")
         counter[0] = 0
         loading[0] = code_ids(code)
+        resume_collection()
         exec(code, namespace)
+        pause_collection()
         loading[0] = None
         function = namespace.get(entry)
         if not callable(function):
             send("load", "entry point not defined: " + str(entry)[:100])
             exit_now(0)
     except base_exception as exc:  # noqa: BLE001 - candidate code may raise anything
+        pause_collection()
         op = explain(exc, removed_from)
         if op is not None:
             note(op)
@@ -768,10 +911,13 @@ def run_candidate(request, token, wfd):
             memory.reset_peak()
             baseline = memory.get_traced_memory()[0]
         try:
+            resume_collection()
             value = function(*args)
+            pause_collection()
             if memory is not None and baseline is not None:
                 peak = max(0, memory.get_traced_memory()[1] - baseline)
         except base_exception as exc:  # noqa: BLE001
+            pause_collection()
             op = explain(exc, removed_from)
             if op is not None:
                 note(op)
@@ -1086,8 +1232,8 @@ def main():
     Buffers.get("job", 1 << 16)
     Buffers.get("output", (1 << 20) + 1)
     try:
-        FROZEN_CODE[0] = frozen_code_ids()
-    except Exception:  # never fail to serve over it: frozen library code then counts as load-time work
+        LIBRARY_CODE[:] = library_code()
+    except Exception:  # never fail to serve over it: library code then counts as load-time work
         pass
     gc.collect()
     gc.freeze()  # children's collections then skip the zygote's objects: no copy-on-write storm per fork

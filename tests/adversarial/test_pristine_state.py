@@ -170,7 +170,8 @@ def test_a_dirty_scratch_ends_the_zygote(monkeypatch: pytest.MonkeyPatch) -> Non
     import rlvr.sandbox.pool as pool_module
 
     weakened = pool_module.ZYGOTE_SOURCE.replace(
-        '    note = install_audit_hook(lambda op: send("denied", op))\n', "    note = lambda op: None\n"
+        '    note = install_audit_hook(lambda op: send("denied", op), collection=collection)\n',
+        "    note = lambda op: None\n",
     )
     assert weakened != pool_module.ZYGOTE_SOURCE
     monkeypatch.setattr(pool_module, "ZYGOTE_SOURCE", weakened)

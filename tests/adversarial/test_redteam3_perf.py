@@ -8,8 +8,10 @@ lookup, scored full perf ("8 ops vs reference 5307") against a reference that do
 Fixed: the sandbox child reports the module's load-time operations (its own code, not the import
 machinery nor the standard-library modules it imports, so an honest `import textwrap` costs nothing),
 and the code grader charges whatever exceeds the reference's load to the candidate's last call.
-Frozen library code is known by identity, not by its "<frozen ...>" file name, which code a candidate
-compiles can claim too.
+Library code is known by identity, not by file name: code a candidate compiles can claim "<frozen ...>"
+or a path inside the standard library's directory too (red team 4: the latter earned full perf, 8 ops
+against the reference's 5,307, until library code was recognised by the identity of the code objects
+the zygote loaded).
 """
 
 from __future__ import annotations
@@ -65,6 +67,20 @@ exec(compile(
 def divisors(n: int) -> int:
     return TABLE[n]
 """
+# the same through a path inside the standard library's directory (found with `os.__file__`): library
+# code is known by the identity of the code objects the zygote loaded, never by file name
+FAKE_LIBRARY_PATH = """
+import os
+exec(compile(
+    "TABLE = {}\\nfor m in range(1, 2000):\\n    TABLE[m] = sum(1 for d in range(1, m + 1) if m % d == 0)\\n",
+    os.path.join(os.path.dirname(os.__file__), "textwrap.py"),
+    "exec",
+))
+
+
+def divisors(n: int) -> int:
+    return TABLE[n]
+"""
 HONEST = """
 import calendar, datetime, decimal, difflib, statistics, textwrap
 from typing import List
@@ -81,10 +97,10 @@ def divisors(n: int) -> int:
 
 def test_answers_tabulated_at_load_time_do_not_earn_full_perf() -> None:
     with make_grader(_DivisorsPack(), types=False, properties=False, jobs=2) as grader:
-        tabulated, fake_frozen, honest = grader.grade_many(
-            ["rt3/divisors"] * 3, [TABULATED, FAKE_FROZEN, HONEST]
+        tabulated, fake_frozen, fake_library_path, honest = grader.grade_many(
+            ["rt3/divisors"] * 4, [TABULATED, FAKE_FROZEN, FAKE_LIBRARY_PATH, HONEST]
         )
-    for verdict in (tabulated, fake_frozen):
+    for verdict in (tabulated, fake_frozen, fake_library_path):
         assert verdict.passed  # a correct answer...
         # ...that did ~2 million operations at load against the reference's ~5,300 over its calls
         assert verdict.components["perf"].score < 0.05, verdict.components["perf"]

@@ -128,7 +128,7 @@ def attempts():
 
 
 def unguarded_zygote(source: str) -> str:
-    hooked = '    note = install_audit_hook(lambda op: send("denied", op))\n'
+    hooked = '    note = install_audit_hook(lambda op: send("denied", op), collection=collection)\n'
     assert source.count(hooked) == 1
     weakened = source.replace(hooked, "    note = lambda op: None\n")
     weakened = weakened.replace("for name in POSIX_REMOVED:", "for name in ():")

@@ -145,17 +145,35 @@ def _check_text(sql: str) -> None:
         raise SQLRunError("syntax", "SQL is not valid Unicode text (lone surrogate)") from None
 
 
+def _has_code(text: str) -> bool:
+    """Whether `text` holds anything besides whitespace, `;` and SQL comments (`-- ...`, `/* ... */`)."""
+    index = 0
+    while index < len(text):
+        if text.startswith("--", index):
+            end = text.find("\n", index)
+            index = len(text) if end < 0 else end + 1
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            index = len(text) if end < 0 else end + 2
+        elif text[index].isspace() or text[index] == ";":
+            index += 1
+        else:
+            return True  # the first character of code (a quote opens code too)
+    return False
+
+
 def split_statements(sql: str) -> list[str]:
-    """Split a script on `;` at statement ends (sqlite decides where a statement is complete)."""
+    """Split a script on `;` at statement ends (sqlite decides where a statement is complete). Pieces holding
+    only comments are not statements: `SELECT ...; -- done` is one statement, as sqlite runs it."""
     _check_text(sql)
     statements, current = [], ""
     for piece in sql.split(";"):
         current += piece + ";"
         if sqlite3.complete_statement(current):
-            if current.strip(" \t\r\n;"):
+            if _has_code(current):
                 statements.append(current.strip())
             current = ""
-    if current.strip(" \t\r\n;"):
+    if _has_code(current):
         statements.append(current.strip().rstrip(";"))
     return statements
 
@@ -263,9 +281,8 @@ def _canonical(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value):
             return "nan"
-        if value.is_integer():
-            return int(value)
-        return float(f"{value:.9g}")
+        rounded = float(f"{value:.9g}")  # round first: 55.00000000000001 is the whole number 55
+        return int(rounded) if rounded.is_integer() else rounded
     if isinstance(value, bytes):
         return "x'" + value.hex() + "'"
     return value

@@ -8,6 +8,9 @@ databases, default 4), `variant_rows` (explicit hidden datasets, used instead of
 for DML `check` (extra trusted SELECTs over the resulting state) and `writable` (tables the DML may change;
 default: the tables the reference writes).
 
+An orphan-group dataset is always added too when tables reference each other: one group of each referenced
+table (e.g. a category) loses all its child rows, so an INNER JOIN written as a LEFT JOIN (or the reverse) fails.
+
 Boundary datasets are always added: for every comparison of a column with a literal in the reference, rows on
 the constant, next to it, tied on it, duplicated, and NULL (rlvr/graders/sql/variants.py), so `<=` written for
 `<` fails. A DML answer is judged on the whole database: every table in full (plus the task's checks) must
@@ -41,7 +44,7 @@ from rlvr.graders.sql.execute import (
     run_trusted,
     table_names,
 )
-from rlvr.graders.sql.variants import boundary_variants, make_variant
+from rlvr.graders.sql.variants import boundary_variants, make_variant, orphan_group_variants
 
 DEFAULT_VARIANTS = 4
 # SQLRunError kind -> the verdict's flags (names from rlvr.core.flags where one fits)
@@ -115,6 +118,7 @@ def prepare(task: Task) -> PreparedTask:
         count = int(hidden.get("variants", DEFAULT_VARIANTS))
         datasets += [make_variant(rows, schema, seed=f"{task.id}/{i}") for i in range(count)]
     datasets += boundary_variants(rows, schema, reference)
+    datasets += orphan_group_variants(rows, schema)
     datasets += list(hidden.get("boundary_rows") or [])
     databases = [build_database(schema, data) for data in datasets]
     tables = _tables(databases[0])

@@ -161,3 +161,75 @@ def boundary_variants(
                 if len(with_extras[table]) < MAX_BOUNDARY_ROWS:
                     with_extras[table].append(extra)
     return [on_values, with_extras]
+
+
+# ---------------------------------------------------------------- a group without child rows
+
+
+def orphan_group_variants(
+    visible_rows: dict[str, list[list[Any]]], schema: str
+) -> list[dict[str, list[list[Any]]]]:
+    """One hidden dataset in which, for every table that other tables reference by foreign key, one value of
+    its grouping column (the TEXT column with the fewest distinct values, at least two) loses every row that
+    references it: a category with products but no orders, a city whose customers placed none. An INNER JOIN
+    and a LEFT JOIN from the parent then differ, as they can on real data. Only child rows are removed, so the
+    data stays valid. Empty if nothing is referenced or no row would be removed."""
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.executescript(schema)
+        tables = table_names(connection)
+        layout = {table: _columns(connection, table) for table in tables}
+        references = [
+            (child, row[3], row[2], row[4])  # child table, its column, parent table, parent column
+            for child in tables
+            for row in connection.execute(f'PRAGMA foreign_key_list("{child}")').fetchall()
+        ]
+    finally:
+        connection.close()
+    data = {table: [list(r) for r in visible_rows.get(table) or []] for table in layout}
+    removed = False
+    for parent in dict.fromkeys(p for _c, _f, p, _t in references):
+        if parent not in layout or not data[parent]:
+            continue
+        names = [name for name, _t, _k in layout[parent]]
+        text_columns = [
+            i
+            for i, (_n, declared, _k) in enumerate(layout[parent])
+            if "CHAR" in declared or "TEXT" in declared
+        ]
+        distinct = {i: {row[i] for row in data[parent]} for i in text_columns}
+        grouping = sorted((len(values), i) for i, values in distinct.items() if len(values) >= 2)
+        if not grouping:
+            continue
+        column = grouping[0][1]
+        links = [
+            (
+                child,
+                [n for n, _t, _k in layout[child]].index(source),
+                names.index(target or _key_name(layout[parent])),
+            )
+            for child, source, table, target in references
+            if table == parent and child in data
+        ]
+        counts = sorted((_children(data, parent, column, links, v), str(v), v) for v in distinct[column])
+        chosen = next((v for count, _s, v in counts if count > 0), None)
+        if chosen is None:
+            continue
+        for child, source, key in links:
+            keys = {row[key] for row in data[parent] if row[column] == chosen}
+            kept = [row for row in data[child] if row[source] not in keys]
+            removed = removed or len(kept) < len(data[child])
+            data[child] = kept
+    return [data] if removed else []
+
+
+def _children(
+    data: dict[str, list[list[Any]]], parent: str, column: int, links: list[tuple[str, int, int]], value: Any
+) -> int:
+    """How many child rows reference a parent row whose `column` is `value`."""
+    keys = {row[key] for row in data[parent] if row[column] == value for _c, _s, key in links}
+    return sum(1 for child, source, _k in links for row in data[child] if row[source] in keys)
+
+
+def _key_name(columns: list[tuple[str, str, bool]]) -> str:
+    return next((name for name, _t, is_key in columns if is_key), columns[0][0])

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
@@ -299,6 +300,8 @@ class TypeScriptGrader(Grader):
                 fault="task" if item.error else None,
             )
         flags = list(item.flags) + list(result.flags)
+        denied = [op for op in result.denied if op in DENIED_OPS]
+        flags += [denied_flag(op) for op in denied]  # flags only: a refusal never earns credit
         errors: list[str] = []
         if types is not None:
             components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
@@ -334,6 +337,8 @@ class TypeScriptGrader(Grader):
                         item.oracle.python.task_id,
                         outcome.counterexample["input"],
                     )
+        if denied:  # say plainly what was refused (operation names only, nothing hidden)
+            feedback = "; ".join(part for part in (denial_feedback(denied), feedback) if part)
         weights = self.weights
         if passed_tests:
             perf = self._perf(item, result)

@@ -37,10 +37,12 @@ RELATIONS = {
     "\\geq": ">=",
 }
 RELATIONS |= {"=": "=", "<": "<", ">": ">"}
-_RELATION_AT_START = re.compile(r"^\s*(\\leq|\\geq|\\le|\\ge|<=|>=|≤|≥|=|<|>)\s*(.*)$")
-_GOAL_SPLIT = re.compile(r"(\\leq|\\geq|\\le|\\ge|<=|>=|≤|≥|=|<|>)")
+# `\le`/`\ge` only as whole commands: `\left(` opens a bracket, it is not `\le` followed by `ft(`
+_RELATION = r"(\\leq|\\geq|\\le(?![A-Za-z])|\\ge(?![A-Za-z])|<=|>=|≤|≥|=|<|>)"
+_RELATION_AT_START = re.compile(r"^\s*" + _RELATION + r"\s*(.*)$")
+_GOAL_SPLIT = re.compile(_RELATION)
 _FUNCTIONS = re.compile(r"(?<![\\A-Za-z])(sin|cos|tan|log|ln|exp)(?=\s*[({])")
-_SQRT = re.compile(r"(?<!\\)\bsqrt\s*\(([^()]*)\)")
+_SQRT_CALL = re.compile(r"(?<!\\)\bsqrt\s*\(")
 _CONVERSION = ConversionConfig(lowercase_symbols=False)
 ASSUMPTIONS = {"real": {"real": True}, "positive": {"positive": True}, "nonnegative": {"nonnegative": True}}
 
@@ -49,12 +51,45 @@ class ProofSyntaxError(ValueError):
     pass
 
 
+def _closing(source: str, opening: int) -> int:
+    """The index of the `)` that closes the `(` at `opening`, or -1."""
+    depth = 0
+    for index in range(opening, len(source)):
+        depth += {"(": 1, ")": -1}.get(source[index], 0)
+        if depth == 0:
+            return index
+    return -1
+
+
+def _braced(source: str) -> str:
+    """Plain `x^(1/3)` and `sqrt((x-1)^2)` as LaTeX `x^{(1/3)}` and `\\sqrt{(x-1)^2}`: LaTeX reads a bare `^(` as
+    the exponent `(` alone, and `sqrt(` with nested brackets as the product s·q·r·t."""
+    out, index = [], 0
+    while True:
+        power = source.find("^(", index)
+        root = _SQRT_CALL.search(source, index)
+        starts = [p for p in (power, root.start() if root else -1) if p >= 0]
+        if not starts:
+            return "".join(out) + source[index:]
+        found = min(starts)
+        opening = found + 1 if found == power else source.index("(", found)
+        closing = _closing(source, opening)
+        if closing < 0:  # unbalanced: left to the parser to reject
+            return "".join(out) + source[index:]
+        inner = _braced(source[opening + 1 : closing])
+        if found == power:
+            out.append(source[index:found] + "^{(" + inner + ")}")
+        else:
+            out.append(source[index:found] + "\\sqrt{" + inner + "}")
+        index = closing + 1
+
+
 def parse_math(text: str, assumptions: dict[str, dict[str, bool]], *, evaluate: bool = True) -> Any:
     source = text.strip().strip("$").strip()
     if not source or len(source) > MAX_LINE_CHARS:
         raise ProofSyntaxError("empty or too long expression")
     source = source.replace("**", "^").replace("·", "\\cdot ").replace("−", "-")
-    source = _SQRT.sub(r"\\sqrt{\1}", source)
+    source = _braced(source)
     source = _FUNCTIONS.sub(r"\\\1", source)
     with sympy.evaluate(evaluate):
         try:
@@ -90,7 +125,16 @@ def step_size(previous: Line, relation: str, current: Line, goal: tuple[Line, Li
         return False, "restates the goal in one step"
     if relation == "=":
         rule = equality_rule(previous.written, current.written, previous.value, current.value)
-        return (True, rule) if rule else (False, "not one rewrite of the previous line")
+        if rule:
+            return True, rule
+        rule = equality_rule(previous.written, current.written, previous.value, current.value, collected=True)
+        if not rule:
+            return False, "not one rewrite of the previous line"
+        # numbers added too: restating is judged with numbers added, so `L = L + 1 - 1` then `= R` is caught
+        loose = {key(previous.written, True), key(current.written, True)}
+        if loose == {key(goal[0].written, True), key(goal[1].written, True)} and len(loose) == 2:
+            return False, "restates the goal in one step"
+        return True, f"{rule}, numbers added"
     difference = current.value - previous.value if relation in ("<=", "<") else previous.value - current.value
     if obvious_bound(difference, relation in ("<", ">")):
         return True, "drops a non-negative term"

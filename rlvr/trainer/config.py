@@ -70,9 +70,6 @@ class SFTConfig:
     # which mistakes the episode teacher makes: "argument" (a wrong entity or number in the last tool
     # turn), "answer" (a wrong final answer), "stop_early" (ending before the last tool turn)
     episode_mistakes: list[str] = field(default_factory=lambda: list(EPISODE_MISTAKES))
-    # the fraction of each warm-start batch that is copying drills (random words, numbers, ids and
-    # paths repeated back; rlvr/trainer/drills.py): copying what the instruction names, unlearnt by heart
-    copy_drills: float = 0.0
 
 
 @dataclass
@@ -279,7 +276,6 @@ def validate(config: TrainConfig) -> None:
     need(m.tiny_hidden % max(m.tiny_heads, 1) == 0, "[model] tiny_hidden must be a multiple of tiny_heads")
     need(s.batch_size >= 1 and s.examples >= 1, "[sft] batch_size and examples must be >= 1")
     need(0 <= s.bug_rate <= 1, "[sft] bug_rate must be in [0, 1]")
-    need(0 <= s.copy_drills < 1, "[sft] copy_drills must be in [0, 1) (the fraction of each batch)")
     unknown_mistakes = [kind for kind in s.episode_mistakes if kind not in EPISODE_MISTAKES]
     need(
         bool(s.episode_mistakes) and not unknown_mistakes,

@@ -40,7 +40,6 @@ from rlvr.trainer.advantages import group_advantages, informative_rows, zero_std
 from rlvr.trainer.checkpoint import find_checkpoint, load_checkpoint_state, save_checkpoint
 from rlvr.trainer.config import ConfigError, TrainConfig
 from rlvr.trainer.curriculum import Curriculum, group_size_for
-from rlvr.trainer.drills import drill_episode
 from rlvr.trainer.episodes import (
     ENV_IDS,
     MULTI_TURN_FAMILIES,
@@ -201,15 +200,9 @@ def starting_policy(
         if episodes:
             template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
             teacher = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in transcripts]
-            batches = episode_batches(
-                teacher,
-                tokenizer.pad_token_id,
-                config.sft.batch_size,
-                config.sft.copy_drills,
-                lambda rng: drill_episode(rng, template, tokenizer),
-            )
+            batches = episode_batches(teacher, tokenizer.pad_token_id, config.sft.batch_size)
         else:
-            batches = pair_batches(tokenizer, pairs, config.sft.batch_size, config.sft.copy_drills)
+            batches = pair_batches(tokenizer, pairs, config.sft.batch_size)
         log(f"warm start: {sft_steps} SFT steps on {info['examples']} teacher examples")
         started = time.perf_counter()
         with tqdm(total=sft_steps, desc="sft", leave=False, disable=None) as bar:

@@ -9,7 +9,6 @@ from typing import Any
 
 import torch
 
-from rlvr.trainer.drills import copy_drill
 from rlvr.trainer.episodes import Episode, episode_sequences
 from rlvr.trainer.rollout import Sequences, completion_logprobs, encode_prompts
 
@@ -30,48 +29,18 @@ def encode_pairs(tokenizer: Any, pairs: list[tuple[str, str]]) -> Sequences:
     return Sequences(prompt_ids, prompt_mask, completion_ids, mask, torch.zeros(len(pairs), dtype=torch.bool))
 
 
-def drill_count(rng: random.Random, batch_size: int, fraction: float) -> int:
-    """How many of a batch's rows are copying drills (each row one with probability `fraction`); no
-    random draw at all without drills, so a run without them keeps its exact batches."""
-    return sum(rng.random() < fraction for _ in range(batch_size)) if fraction > 0 else 0
-
-
 def pair_batches(
-    tokenizer: Any, pairs: list[tuple[str, str]], batch_size: int, drill_fraction: float = 0.0
+    tokenizer: Any, pairs: list[tuple[str, str]], batch_size: int
 ) -> Callable[[random.Random], Sequences]:
-    """Minibatches of (prompt, completion) pairs, a `drill_fraction` of them copying drills."""
-
-    def batch(rng: random.Random) -> Sequences:
-        size = min(batch_size, len(pairs))
-        drills = drill_count(rng, size, drill_fraction)
-        return encode_pairs(
-            tokenizer, rng.sample(pairs, size - drills) + [copy_drill(rng) for _ in range(drills)]
-        )
-
-    return batch
+    """Minibatches of (prompt, completion) pairs."""
+    return lambda rng: encode_pairs(tokenizer, rng.sample(pairs, min(batch_size, len(pairs))))
 
 
 def episode_batches(
-    episodes: list[Episode],
-    pad_id: int,
-    batch_size: int,
-    drill_fraction: float = 0.0,
-    drill: Callable[[random.Random], Episode] | None = None,
+    episodes: list[Episode], pad_id: int, batch_size: int
 ) -> Callable[[random.Random], Sequences]:
-    """Minibatches of teacher episodes (the loss counts the teacher's turns, not the observations), a
-    `drill_fraction` of them copying drills made by `drill`."""
-    if drill_fraction > 0 and drill is None:
-        raise ValueError("drill_fraction > 0 needs a drill maker")
-
-    def batch(rng: random.Random) -> Sequences:
-        size = min(batch_size, len(episodes))
-        drills = drill_count(rng, size, drill_fraction)
-        chosen = rng.sample(episodes, size - drills)
-        if drill is not None:
-            chosen += [drill(rng) for _ in range(drills)]
-        return episode_sequences(chosen, pad_id)
-
-    return batch
+    """Minibatches of teacher episodes (the loss counts the teacher's turns, not the observations)."""
+    return lambda rng: episode_sequences(rng.sample(episodes, min(batch_size, len(episodes))), pad_id)
 
 
 def supervised_warm_start(

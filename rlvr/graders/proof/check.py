@@ -111,11 +111,29 @@ class Line:
         self.value = evaluated(self.written)
 
 
+MAX_NUMBER_BITS = 10_000  # ~3,000 digits: a number as written beyond that is not checked
+MAX_FACTORIAL = 1_000
+
+
+def _affordable(func: Any, args: list[Any]) -> None:
+    """Refuse, before sympy computes it, a number a line writes that is too large to check quickly
+    (`9^(9^9)`, `100000!`): a scored failure at once, not a check that runs until the time limit."""
+    if func is sympy.Pow and len(args) == 2 and args[0].is_Rational and args[1].is_Number:
+        base, exponent = args
+        size = max(int(abs(base.p)).bit_length(), int(base.q).bit_length())
+        if size > 1 and abs(exponent) * size > MAX_NUMBER_BITS:
+            raise ProofSyntaxError("a power too large to check")
+    if func is sympy.factorial and args and args[0].is_Number and args[0] > MAX_FACTORIAL:
+        raise ProofSyntaxError("a factorial too large to check")
+
+
 def evaluated(expr: Any) -> Any:
     """An expression parsed as written, rebuilt with sympy's automatic evaluation (parsing once is cheaper)."""
     if not expr.args:
         return expr
-    return expr.func(*[evaluated(arg) for arg in expr.args])
+    args = [evaluated(arg) for arg in expr.args]
+    _affordable(expr.func, args)
+    return expr.func(*args)
 
 
 def step_size(previous: Line, relation: str, current: Line, goal: tuple[Line, Line]) -> tuple[bool, str]:

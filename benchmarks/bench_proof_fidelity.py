@@ -132,6 +132,7 @@ def holds(relation: str, left: Any, right: Any) -> bool:
 
 
 def composed(relations: list[str]) -> str | None:
+    # written apart from rlvr.graders.proof.check.compose on purpose: this is the judge of that code
     directions = {r[0] for r in relations if r != "="}
     if not directions:
         return "="

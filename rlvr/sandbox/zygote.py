@@ -762,13 +762,8 @@ def library_code():
         if is_library_module(module):
             for value in list(vars(module).values()):
                 visit(value)
-    ids = code_ids(*codes)
-    nested, stack = [], list(codes)
-    while stack:  # hold the nested code objects too (their ids are in the set)
-        code = stack.pop()
-        nested.append(code)
-        stack.extend(c for c in code.co_consts if type(c) is code_type)
-    return ids, tuple(nested)
+    # holding the outer code objects holds the nested ones too: each is a constant of its parent
+    return code_ids(*codes), tuple(codes)
 
 
 def quiet_caller_lookup():

@@ -70,6 +70,10 @@ class SFTConfig:
     # which mistakes the episode teacher makes: "argument" (a wrong entity or number in the last tool
     # turn), "answer" (a wrong final answer), "stop_early" (ending before the last tool turn)
     episode_mistakes: list[str] = field(default_factory=lambda: list(EPISODE_MISTAKES))
+    # the first `clean_steps` of the `steps` train on the teacher without mistakes (bug_rate 0); the
+    # rest on the configured teacher, with a fresh optimiser: the skill forms on clean examples
+    # before the mistakes are learnt (0: one stage)
+    clean_steps: int = 0
 
 
 @dataclass
@@ -276,6 +280,10 @@ def validate(config: TrainConfig) -> None:
     need(m.tiny_hidden % max(m.tiny_heads, 1) == 0, "[model] tiny_hidden must be a multiple of tiny_heads")
     need(s.batch_size >= 1 and s.examples >= 1, "[sft] batch_size and examples must be >= 1")
     need(0 <= s.bug_rate <= 1, "[sft] bug_rate must be in [0, 1]")
+    need(
+        s.clean_steps == 0 or 0 < s.clean_steps < config.sft_steps,
+        f"[sft] clean_steps must be 0 or between 1 and steps - 1 (steps = {config.sft_steps}), got {s.clean_steps}",
+    )
     unknown_mistakes = [kind for kind in s.episode_mistakes if kind not in EPISODE_MISTAKES]
     need(
         bool(s.episode_mistakes) and not unknown_mistakes,

@@ -147,6 +147,42 @@ def spread_sample(tasks: list[Task], count: int, seed: int) -> list[Task]:
     return [tasks[i] for i in keep]
 
 
+TeacherData = list[tuple[Task, list[dict[str, str]]]] | list[tuple[str, str]]
+
+
+def teacher_data(
+    config: TrainConfig, pack: TaskPack, grader: Grader, bug_rate: float
+) -> tuple[TeacherData, list[str]]:
+    """The warm start's teacher examples at `bug_rate` and their texts (for the tiny tokenizer):
+    episodes played through the env for a multi-turn pack, (prompt, completion) pairs otherwise."""
+    if not uses_episodes(config, pack):
+        pairs = pack.sft_examples(config.sft.examples, config.run.seed, bug_rate)  # type: ignore[attr-defined]
+        return pairs, [p + c for p, c in pairs]
+    tasks = up_to_difficulty(pack.tasks(config.run.train_split), config.sft.max_difficulty)
+    tasks = spread_sample(tasks, config.sft.examples, config.run.seed)
+    transcripts = teachers.teacher_transcripts(
+        env_id_for(config, pack),
+        pack,
+        grader,
+        tasks,
+        config.model.short_prompts,
+        bug_rate=bug_rate,
+        seed=config.run.seed,
+        mistakes=tuple(config.sft.episode_mistakes),
+    )
+    return transcripts, teachers.transcript_texts(transcripts)
+
+
+def teacher_batches(
+    config: TrainConfig, pack: TaskPack, tokenizer: Any, data: TeacherData
+) -> Callable[[random.Random], Any]:
+    if not uses_episodes(config, pack):
+        return pair_batches(tokenizer, data, config.sft.batch_size)  # type: ignore[arg-type]
+    template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
+    episodes = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in data]  # type: ignore[misc]
+    return episode_batches(episodes, tokenizer.pad_token_id, config.sft.batch_size)
+
+
 def starting_policy(
     config: TrainConfig,
     paths: RunPaths,
@@ -156,32 +192,16 @@ def starting_policy(
 ) -> tuple[Any, Any, dict[str, Any]]:
     """The policy GRPO starts from (also the KL reference): the base model, warm-started by SFT
     when configured (on teacher completions, or on teacher episodes played through the env for a
-    multi-turn pack). Saved to warm_start/ so a resumed run rebuilds exactly the same start."""
+    multi-turn pack; with `[sft] clean_steps`, first on the teacher without mistakes, then on the
+    configured one). Saved to warm_start/ so a resumed run rebuilds exactly the same start."""
     if (paths.warm_start / "config.json").is_file():
         model, tokenizer = models.load_pretrained(str(paths.warm_start))
         return model, tokenizer, {"reused": True}
-    sft_steps, episodes = config.sft_steps, uses_episodes(config, pack)
+    sft_steps, clean_steps = config.sft_steps, config.sft.clean_steps
+    data: TeacherData = []
     texts: list[str] = []
-    pairs: list[tuple[str, str]] = []
-    transcripts: list[tuple[Task, list[dict[str, str]]]] = []
     if sft_steps > 0 or not config.model.path:
-        if episodes:
-            tasks = up_to_difficulty(pack.tasks(config.run.train_split), config.sft.max_difficulty)
-            tasks = spread_sample(tasks, config.sft.examples, config.run.seed)
-            transcripts = teachers.teacher_transcripts(
-                env_id_for(config, pack),
-                pack,
-                grader,
-                tasks,
-                config.model.short_prompts,
-                bug_rate=config.sft.bug_rate,
-                seed=config.run.seed,
-                mistakes=tuple(config.sft.episode_mistakes),
-            )
-            texts = teachers.transcript_texts(transcripts)
-        else:
-            pairs = pack.sft_examples(config.sft.examples, config.run.seed, config.sft.bug_rate)  # type: ignore[attr-defined]
-            texts = [p + c for p, c in pairs]
+        data, texts = teacher_data(config, pack, grader, config.sft.bug_rate)
     tokenizer: Any
     if config.model.path:
         model, tokenizer = models.load_pretrained(config.model.path, config.model.dtype)
@@ -195,25 +215,33 @@ def starting_policy(
         tokenizer.padding_side = "left"
         model = models.build_tiny_model(tokenizer, config.model, config.run.seed)
     models.disable_dropout(model)
-    info: dict[str, Any] = {"steps": sft_steps, "examples": len(transcripts) if episodes else len(pairs)}
+    info: dict[str, Any] = {"steps": sft_steps, "examples": len(data)}
     if sft_steps > 0:
-        if episodes:
-            template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
-            teacher = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in transcripts]
-            batches = episode_batches(teacher, tokenizer.pad_token_id, config.sft.batch_size)
-        else:
-            batches = pair_batches(tokenizer, pairs, config.sft.batch_size)
-        log(f"warm start: {sft_steps} SFT steps on {info['examples']} teacher examples")
+        # (teacher data, SFT steps, batch-order seed) per stage; each stage has its own optimiser
+        stages = [(data, sft_steps - clean_steps, config.run.seed)]
+        if clean_steps:
+            clean, _ = teacher_data(config, pack, grader, bug_rate=0.0)
+            stages = [
+                (clean, clean_steps, config.run.seed),
+                (data, sft_steps - clean_steps, config.run.seed + 100),
+            ]
+            info["clean_steps"] = clean_steps
+        log(
+            f"warm start: {sft_steps} SFT steps on {len(data)} teacher examples"
+            + (f", the first {clean_steps} without mistakes" if clean_steps else "")
+        )
         started = time.perf_counter()
+        losses: list[float] = []
         with tqdm(total=sft_steps, desc="sft", leave=False, disable=None) as bar:
-            losses = supervised_warm_start(
-                model,
-                batches,
-                steps=sft_steps,
-                learning_rate=config.sft.learning_rate,
-                seed=config.run.seed,
-                progress=bar,
-            )
+            for stage_data, steps, seed in stages:
+                losses += supervised_warm_start(
+                    model,
+                    teacher_batches(config, pack, tokenizer, stage_data),
+                    steps=steps,
+                    learning_rate=config.sft.learning_rate,
+                    seed=seed,
+                    progress=bar,
+                )
         info.update(seconds=time.perf_counter() - started, first_loss=losses[0], final_loss=losses[-1])
     if sft_steps > 0 or not config.model.path:
         model.save_pretrained(paths.warm_start)

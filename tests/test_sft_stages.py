@@ -30,12 +30,16 @@ SETTINGS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def pack() -> Any:
+    return load_pack("tool-worlds")  # its procedural tasks are generated once per module
+
+
 def warm_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *settings: str
+    pack: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *settings: str
 ) -> tuple[list[Any], dict[str, Any]]:
     """Run the real warm start; record each stage's (teacher transcripts, steps, seed)."""
     config = build_config(None, [*SETTINGS, *settings])
-    pack = load_pack("tool-worlds")
     stages: list[Any] = []
     real_batches, real_train = grpo.teacher_batches, grpo.supervised_warm_start
 
@@ -56,9 +60,9 @@ def warm_start(
 
 
 def test_clean_stage_trains_on_the_teacher_without_mistakes_then_the_configured_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pack: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stages, info = warm_start(tmp_path, monkeypatch, "sft.steps=6", "sft.clean_steps=4")
+    stages, info = warm_start(pack, tmp_path, monkeypatch, "sft.steps=6", "sft.clean_steps=4")
     assert [(steps, seed) for _, steps, seed in stages] == [(4, 5), (2, 105)]
     (clean, _, _), (noisy, _, _) = stages
     assert [task.id for task, _ in clean] == [task.id for task, _ in noisy]  # the same tasks
@@ -78,9 +82,9 @@ def test_clean_stage_trains_on_the_teacher_without_mistakes_then_the_configured_
 
 
 def test_without_clean_steps_the_warm_start_is_one_stage_on_the_configured_teacher(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pack: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stages, info = warm_start(tmp_path, monkeypatch, "sft.steps=3")
+    stages, info = warm_start(pack, tmp_path, monkeypatch, "sft.steps=3")
     assert [(steps, seed) for _, steps, seed in stages] == [(3, 5)]
     assert "clean_steps" not in info
 

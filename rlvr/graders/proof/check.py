@@ -265,6 +265,11 @@ def check_proof(goal: str, text: str, assumption_spec: dict[str, str] | None = N
             step |= {"valid": False, "why": str(exc)}
             previous = None
             continue
+        except (ArithmeticError, RecursionError, TypeError, ValueError, AttributeError) as exc:
+            # sympy failing on the line as written (`2^{0/0}`: NaN compared): the line's fault, not the checker's
+            step |= {"valid": False, "why": f"the checker cannot read this line ({type(exc).__name__})"}
+            previous = None
+            continue
         if relation == "start":
             valid = current.value == goal_left.value
             why = (

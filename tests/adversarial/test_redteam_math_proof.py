@@ -83,8 +83,11 @@ def test_tiny_and_rewritten_numbers_that_are_equal_still_pass(gold: str, answer:
 @pytest.fixture(scope="module")
 def proof_grader() -> Iterator[ProofGrader]:
     tasks = [Task("sq", "p", "proof", hidden={"goal": "a^2 + b^2 >= 2ab"})]
-    with ProofGrader(StaticPack("t", tasks, family="proof")) as grader:
+    grader = ProofGrader(StaticPack("t", tasks, family="proof"))
+    try:
         yield grader
+    finally:
+        grader.close()
 
 
 @pytest.mark.parametrize("line", ["2^{0/0}", "(0/0)!"])

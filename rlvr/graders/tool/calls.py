@@ -8,7 +8,9 @@ Accepted shapes (as JSON text, optionally in a ```json block):
 - a final answer: `{"final_answer": "..."}` or an assistant message without `tool_calls` (its `content`).
 
 A whole transcript (what `rlvr grade` receives) is split into turns by `split_transcript`. JSON nested
-deeper than `MAX_NESTING` is refused (with `Turn.limit` naming the limit) before anything walks it.
+deeper than `MAX_NESTING` is refused (with `Turn.limit` naming the limit) before anything walks it. A
+string that JSON decodes to an unpaired surrogate (a lone `\\ud800` escape) is malformed: it would reach
+the observation, the world and the verdict as text no UTF-8 writer or tokenizer accepts.
 """
 
 from __future__ import annotations
@@ -59,6 +61,18 @@ def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
+def is_unicode(value: Any) -> bool:
+    """Whether every string in `value` (dict keys included) is encodable as UTF-8: no unpaired surrogate."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_SURROGATE = "an unpaired surrogate (a lone \\ud800-\\udfff escape) is not text"
+
+
 def _one_call(raw: Any, index: int) -> ToolCall:
     if not isinstance(raw, dict):
         raise Malformed(f"tool call {index} must be an object")
@@ -87,6 +101,8 @@ def _one_call(raw: Any, index: int) -> ToolCall:
         raise Malformed(
             f"tool call {index} ({name}): arguments nested deeper than {MAX_NESTING} levels", limit="nesting"
         )
+    if not is_unicode(arguments):
+        raise Malformed(f"tool call {index} ({name}): arguments: {_SURROGATE}")
     call_id = raw.get("id")
     return ToolCall(
         id=call_id if isinstance(call_id, str) else f"call_{index}", name=name, arguments=arguments
@@ -133,6 +149,8 @@ def parse_turn(text: str) -> Turn:
         return Turn(error="JSON nested too deeply or a number too long", limit="json_size")
     if nesting_depth(value) > MAX_NESTING:
         return Turn(error=f"JSON nested deeper than {MAX_NESTING} levels", limit="nesting")
+    if not is_unicode(value):
+        return Turn(error=f"{_SURROGATE}; send tool calls or a final answer as JSON")
     try:
         return _from_json(value)
     except Malformed as exc:

@@ -18,7 +18,9 @@ names may change (a world's journal, such as the ledger's transfer log, excepted
 Reward (gated): the goal reached AND no side effect AND no policy violation (attempted violations count; the
 world refuses them) AND the right answer → `goal` weight + `efficiency` weight x min(1, optimal calls /
 calls used); otherwise 0, so no efficient failure outranks any success. A turn refused for its size (JSON
-nested too deeply, too long) is an error observation and adds an `oversized:<name>` flag.
+nested too deeply, too long) is an error observation and adds an `oversized:<name>` flag. A numeric argument
+beyond `MAX_NUMBER` in magnitude, or not finite, is a bad argument (the world never sees it): the world's
+arithmetic and the state checks stay exact and finite.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, WORLDS, ToolError, World, 
 
 DEFAULT_WEIGHTS = {"goal": 0.8, "efficiency": 0.2}
 MAX_RESULT_CHARS = 4000
+MAX_NUMBER = 2**53  # the largest numeric argument a tool accepts (floats are exact up to here)
 
 
 def subset_matches(expected: Any, actual: Any) -> bool:
@@ -175,6 +178,14 @@ class ToolEpisode:
         problems = sorted(self.validators[call.name].iter_errors(call.arguments), key=str)
         if problems:
             return reply | {"content": json.dumps({"error": f"bad arguments: {problems[0].message[:200]}"})}
+        unsafe = [
+            key
+            for key, value in call.arguments.items()
+            if isinstance(value, int | float) and not isinstance(value, bool) and not abs(value) <= MAX_NUMBER
+        ]
+        if unsafe:
+            problem = f"{unsafe[0]} must be a finite number of magnitude at most {MAX_NUMBER}"
+            return reply | {"content": json.dumps({"error": f"bad arguments: {problem}"})}
         refusal = self._policy_refusal(call, spec.kind, spec.resources)
         if refusal:
             self.violations.append(refusal)

@@ -269,3 +269,65 @@ def test_turns_past_the_limit_are_not_replayed() -> None:
     verdict = _replay(LEDGER, late)
     _assert_scored_failure(verdict)
     assert _replay(LEDGER, reference_transcript(LEDGER)).passed
+
+
+# ---------------------------------------------------------------- the frame rule on lists (no reference)
+
+DAY = "2026-03-10"
+STANDUP = {"id": 1, "title": "standup", "day": DAY, "start": 9, "end": 10}
+REVIEW = {"title": "Design review", "day": DAY, "start": 10, "end": 11}
+
+
+def _calendar_task(goal_item: dict[str, Any]) -> Task:
+    hidden = {
+        "world": "calendar",
+        "state": {"events": [STANDUP]},
+        "goal": {"state": {"events": [goal_item, STANDUP]}},
+        "policy": {},
+        "optimal_calls": 1,
+        "max_turns": 4,
+    }
+    return Task("calendar/no-reference", "Book a design review.", "tool", hidden=hidden)
+
+
+def _create(**event: Any) -> tuple[str, str]:
+    return ("create_event", json.dumps(event))
+
+
+@pytest.mark.parametrize(
+    "goal_item, extra",
+    [
+        (REVIEW, [_create(title="junk", day="2026-03-11", start=1, end=2)]),  # an item nobody asked for
+        (REVIEW, [_create(title="junk", day=DAY, start=12, end=13)]),
+        (
+            {"title": "Design review"},
+            [_create(title="Design review", day="2026-03-12", start=1, end=2)],
+        ),  # twice
+    ],
+)
+def test_without_a_reference_a_goal_list_gains_only_the_items_it_asks_for(
+    goal_item: dict[str, Any], extra: list[tuple[str, str]]
+) -> None:
+    task = _calendar_task(goal_item)
+    assert task.hidden.get("reference") is None and task.hidden.get("expected_state") is None
+    honest = ToolEpisode(task)
+    honest.act(_calls(_create(**REVIEW)))
+    assert honest.verdict().passed
+    padded = ToolEpisode(task)
+    padded.act(_calls(_create(**REVIEW), *extra))
+    verdict = padded.verdict()
+    _assert_scored_failure(verdict)
+    assert "unauthorized_side_effect" in verdict.flags and verdict.gates == ["side_effects"]
+
+
+def test_without_a_reference_a_goal_list_may_still_lose_items_it_does_not_name() -> None:
+    hidden = {
+        "world": "calendar",
+        "state": {"events": [STANDUP, {**STANDUP, "id": 2, "start": 11, "end": 12}]},
+        "goal": {"state": {"events": [STANDUP]}, "absent": [["events", 1]]},
+        "policy": {},
+    }
+    task = Task("calendar/cancel", "Cancel event 2.", "tool", hidden=hidden)
+    episode = ToolEpisode(task)
+    episode.act(_calls(("delete_event", '{"event_id": 2}')))
+    assert episode.verdict().passed

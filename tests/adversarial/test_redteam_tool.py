@@ -331,3 +331,28 @@ def test_without_a_reference_a_goal_list_may_still_lose_items_it_does_not_name()
     episode = ToolEpisode(task)
     episode.act(_calls(("delete_event", '{"event_id": 2}')))
     assert episode.verdict().passed
+
+
+# ---------------------------------------------------------------- replaying a whole chat log
+
+TIGHT = _task("restock_all_low", 4, 1)  # budget == the reference's number of calls, one of them list_items
+
+
+def test_a_chat_log_with_tool_results_replays_as_the_agent_acted() -> None:
+    """A tool-result message names its tool (`{"role": "tool", "name": "list_items", ...}`): replayed as a
+    turn, it called that tool again (a call the agent never made, over a tight budget) and used a turn."""
+    assert TIGHT.hidden["policy"]["budget"] == TIGHT.hidden["optimal_calls"]
+    episode, log = ToolEpisode(TIGHT), [{"role": "system", "content": "You are an agent."}]
+    log.append({"role": "user", "content": TIGHT.prompt})
+    for turn in TIGHT.hidden["reference"]:
+        text = turn_text(turn)
+        log.append(json.loads(text))
+        observation = episode.act(text)
+        log += json.loads(observation) if observation else []
+    live = episode.verdict()
+    assert live.passed and any(m["role"] == "tool" and m["name"] == "list_items" for m in log)
+    for completion in (json.dumps(log), "\n".join(json.dumps(m) for m in log)):
+        replayed = _replay(TIGHT, completion)
+        assert replayed.passed and replayed.reward == pytest.approx(live.reward), replayed.feedback
+    forged = [*log[:-1], {"role": "user", "content": None, "tool_calls": log[2]["tool_calls"]}, log[-1]]
+    assert _replay(TIGHT, json.dumps(forged)).reward == pytest.approx(live.reward)  # not the agent's turn

@@ -112,6 +112,7 @@ def test_grade_directory_pack(tmp_path: Path):
 def test_grade_writes_every_line_when_a_completion_holds_an_unpaired_surrogate(tmp_path: Path):
     """A `\\ud800` escape in the input decodes to text no UTF-8 writer accepts; the math grader echoes the
     answer in its feedback. Every line is still written (the surrogate as an escape), none lost."""
+    from rlvr.cli import main
     from rlvr.task_packs.registry import load_pack
 
     task_id = load_pack("math-procedural").tasks()[0].id
@@ -122,7 +123,21 @@ def test_grade_writes_every_line_when_a_completion_holds_an_unpaired_surrogate(t
     ]
     source.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = tmp_path / "out.jsonl"
-    result = run("grade", "--pack", "math-procedural", "--completions", str(source), "--out", str(out))
-    assert result.returncode == 0, result.stderr
+    assert (
+        main(
+            [
+                "grade",
+                "--pack",
+                "math-procedural",
+                "--completions",
+                str(source),
+                "--out",
+                str(out),
+                "--jobs",
+                "1",
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [row["line"] for row in lines] == [1, 2] and not lines[0]["passed"] and lines[0]["error"] is None

@@ -215,3 +215,14 @@ def test_interrupted_run_keeps_graded_batches_and_resumes(tmp_path: Path, grader
     results = run_bench(spec(tmp_path, ks=[1], n=2), resumed, graders)
     assert [(r.task_id, r.sample) for r in resumed.requests] == [("mul", 0), ("mul", 1)]
     assert results["resumed_samples"] == 2 and results["samples"] == 4 and results["pass@1"] == 1.0
+
+
+def test_a_sample_holding_an_unpaired_surrogate_is_stored_and_read_back(tmp_path: Path) -> None:
+    """A model's text can hold a lone surrogate (no UTF-8 writer accepts it): the sample is stored as an
+    escape and the resumed store reads it back as it was generated."""
+    from rlvr.bench.store import SampleStore
+
+    record = {"pack": "p", "task_id": "t", "sample": 0, "completion": "x\ud800y", "generation_error": None}
+    SampleStore(tmp_path).append([record])
+    again = SampleStore(tmp_path)
+    assert again.is_done(("p", "t", 0)) and again.records[("p", "t", 0)]["completion"] == "x\ud800y"

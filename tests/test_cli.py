@@ -107,3 +107,37 @@ def test_grade_directory_pack(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     good, bad = (json.loads(line) for line in out.read_text().splitlines())
     assert good["passed"] and not bad["passed"] and good["reward"] > bad["reward"]
+
+
+def test_grade_writes_every_line_when_a_completion_holds_an_unpaired_surrogate(tmp_path: Path):
+    """A `\\ud800` escape in the input decodes to text no UTF-8 writer accepts; the math grader echoes the
+    answer in its feedback. Every line is still written (the surrogate as an escape), none lost."""
+    from rlvr.cli import main
+    from rlvr.task_packs.registry import load_pack
+
+    task_id = load_pack("math-procedural").tasks()[0].id
+    source = tmp_path / "in.jsonl"
+    rows = [
+        {"task_id": task_id, "completion": "\\boxed{7\ud800}"},
+        {"task_id": task_id, "completion": "\\boxed{1}"},
+    ]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "out.jsonl"
+    assert (
+        main(
+            [
+                "grade",
+                "--pack",
+                "math-procedural",
+                "--completions",
+                str(source),
+                "--out",
+                str(out),
+                "--jobs",
+                "1",
+            ]
+        )
+        == 0
+    )
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [row["line"] for row in lines] == [1, 2] and not lines[0]["passed"] and lines[0]["error"] is None

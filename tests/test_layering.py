@@ -87,3 +87,19 @@ def test_import_rlvr_loads_no_heavy_layer(forbidden: str) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "", f"`import rlvr` loaded {out.stdout.strip()}"
+
+
+def test_the_command_line_loads_no_model_code_until_training_starts() -> None:
+    """`rlvr grade`, `rlvr bench` ... build the whole parser, which reads the training config's types: that
+    must not import torch or transformers (seconds of start-up for every grading command)."""
+    code = (
+        "import sys\n"
+        "from rlvr.cli import build_parser\n"
+        "from rlvr.trainer.config import build_config\n"
+        "build_parser(); build_config(None, ['grpo.loss_type=dapo'])\n"
+        "print(','.join(m for m in ('torch', 'transformers') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == "", f"the CLI loaded {out.stdout.strip()}"

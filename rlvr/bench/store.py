@@ -66,7 +66,7 @@ class SampleStore:
     def append(self, records: list[dict[str, Any]]) -> None:
         if not records:
             return
-        with self.path.open("a", encoding="utf-8") as handle:
+        with self.path.open("a", encoding="utf-8", errors="backslashreplace") as handle:
             if handle.tell() > 0 and not self._ends_with_newline():
                 handle.write("\n")  # after a torn line, start a fresh one
             for record in records:

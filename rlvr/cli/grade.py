@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     written = 0
     with (
         _grader(args, pack) as grader,
-        args.out.open("w", encoding="utf-8") as out,
+        args.out.open("w", encoding="utf-8", errors="backslashreplace") as out,
         _progress(len(lines)) as bar,
     ):
         for start in range(0, len(lines), max(1, args.batch_size)):

@@ -125,7 +125,7 @@ def _grade(
         for (number, _, _), verdict in zip(pending, graded, strict=True):
             verdicts[number] = verdict
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", encoding="utf-8") as out:
+    with args.out.open("w", encoding="utf-8", errors="backslashreplace") as out:
         for number, *_ in lines:
             out.write(json.dumps({"line": number, **verdicts[number].to_json()}, ensure_ascii=False) + "\n")
     flagged = sum(1 for *_, error in lines if error)

@@ -2,7 +2,8 @@
 answer. The observation is the tool results (JSON list of `{"role": "tool", ...}` messages) or an error
 message for a malformed turn. The episode ends on a final answer (terminated) or at the turn limit
 (truncated); only that last step carries the reward, with the full verdict in `info["verdict"]`. Every step's info
-names the turn's tool calls (`tool_calls`, a list of tool names) and says whether the turn was malformed.
+names the turn's tool calls (`tool_calls`, a list of tool names; a name the world has no tool of is reported as
+`UNKNOWN_TOOL`, so the agent's text never becomes a metric name) and says whether the turn was malformed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from rlvr.envs.families import FamilyTextEnv
 from rlvr.graders.tool.calls import parse_turn
 from rlvr.graders.tool.episode import ToolEpisode
 from rlvr.graders.tool.grader import ToolGrader
+
+UNKNOWN_TOOL = "<unknown>"
 
 
 class ToolEnv(FamilyTextEnv):
@@ -65,7 +68,9 @@ class ToolEnv(FamilyTextEnv):
         info: dict[str, Any] = {
             "task": self.task.public(),
             "turn": self.turn,
-            "tool_calls": [call.name for call in turn.calls],
+            "tool_calls": [
+                call.name if call.name in self.episode.tools else UNKNOWN_TOOL for call in turn.calls
+            ],
             "malformed": turn.error is not None,
         }
         if verdict is None:

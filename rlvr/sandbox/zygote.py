@@ -396,6 +396,59 @@ def lock_down(mem_mb, cpu_seconds, keep_fd):
     os.environ.clear()
 
 
+def resolve_path(
+    path,
+    lstat=os.lstat,
+    readlink=os.readlink,
+    getcwd=os.getcwd,
+    list=list,
+    reversed=reversed,
+    type=type,
+    str=str,
+    OSError=OSError,
+    file_kind=0o170000,
+    symlink_kind=0o120000,
+    max_links=40,
+):
+    """`os.path.realpath` (non-strict) built only from functions bound before candidate code exists:
+    `posixpath.realpath` looks its helpers up in the `posixpath` module on every call, so a candidate who
+    patched them would decide what a path resolves to. None for a path with a link loop."""
+    if type(path) is not str:
+        return None
+    if not path.startswith("/"):
+        path = getcwd() + "/" + path
+    pending = [part for part in path.split("/") if part and part != "."]
+    pending.reverse()
+    resolved = list()
+    links = 0
+    while pending:
+        part = pending.pop()
+        if part == ".":
+            continue
+        if part == "..":
+            if resolved:
+                resolved.pop()
+            continue
+        where = "/" + "/".join(resolved) + ("/" if resolved else "") + part
+        try:
+            mode = lstat(where).st_mode
+        except OSError:
+            mode = 0
+        if mode & file_kind != symlink_kind:
+            resolved.append(part)
+            continue
+        links += 1
+        if links > max_links:
+            return None
+        target = readlink(where)
+        if target.startswith("/"):
+            resolved = list()
+        for piece in reversed(target.split("/")):
+            if piece and piece != ".":
+                pending.append(piece)
+    return "/" + "/".join(resolved)
+
+
 def install_audit_hook(
     report=None,
     blocked_events=BLOCKED_EVENTS,
@@ -403,7 +456,7 @@ def install_audit_hook(
     no_reimport=NO_REIMPORT,
     frame_attributes=FRAME_ATTRIBUTES,
     stdlib_prefix=STDLIB_DIR + os.sep,
-    realpath=os.path.realpath,
+    realpath=resolve_path,
     refused=Refused,
     write_flags=WRITE_FLAGS,
     event_ops=EVENT_OPS,
@@ -445,7 +498,7 @@ def install_audit_hook(
         if type(path) is not str:
             return False
         real = realpath(path)
-        return real.startswith(stdlib_prefix) and "site-packages" not in real
+        return type(real) is str and real.startswith(stdlib_prefix) and "site-packages" not in real
 
     def check(event, args):
         if event == "rlvr.denied":  # a removed function was reached for (see report_missing)

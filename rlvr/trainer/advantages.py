@@ -6,12 +6,9 @@ so groups may have different sizes (difficulty-adaptive G).
 
 from __future__ import annotations
 
-from typing import Literal
-
 import torch
 
-RewardScaling = Literal["group", "batch", "none"]
-SCALINGS: tuple[str, ...] = ("group", "batch", "none")
+from rlvr.trainer.options import SCALINGS, RewardScaling
 
 
 def group_statistics(rewards: torch.Tensor, group_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -9,10 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from rlvr.trainer.advantages import RewardScaling
-from rlvr.trainer.losses import KLEstimator, LossType
-from rlvr.trainer.masks import TruncationHandling
-from rlvr.trainer.teachers import EPISODE_MISTAKES
+from rlvr.trainer.options import EPISODE_MISTAKES, KLEstimator, LossType, RewardScaling, TruncationHandling
 
 DType = Literal["float32", "bfloat16", "float16"]
 Template = Literal["auto", "plain", "chat", "compact"]

@@ -8,14 +8,10 @@ summing micro-batch losses gives exactly the full-batch loss (and gradient).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import torch
 
-LossType = Literal["grpo", "bnpo", "dapo", "dr_grpo"]
-LOSS_TYPES: tuple[str, ...] = ("grpo", "bnpo", "dapo", "dr_grpo")
-KLEstimator = Literal["k3", "k3_unbiased"]
-KL_ESTIMATORS: tuple[str, ...] = ("k3", "k3_unbiased")
+from rlvr.trainer.options import KL_ESTIMATORS, LOSS_TYPES, KLEstimator, LossType
 
 
 def token_logprobs(logits: torch.Tensor, tokens: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:

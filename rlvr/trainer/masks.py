@@ -8,12 +8,8 @@ by the soft overlong penalty of DAPO.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import torch
-
-TruncationHandling = Literal["none", "mask", "penalty"]
-TRUNCATION_HANDLING: tuple[str, ...] = ("none", "mask", "penalty")
 
 
 def completion_mask(

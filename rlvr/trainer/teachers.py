@@ -21,7 +21,7 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from typing import Any, Literal, get_args
+from typing import Any
 
 import gymnasium as gym
 
@@ -29,11 +29,7 @@ from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
 from rlvr.graders.base import Grader
 from rlvr.trainer.episodes import Episode, TurnTemplate, first_message
-
-# The episode teacher's kinds of mistake: a wrong argument in the last tool turn (another entity of
-# the world, a nearby number), a wrong final answer, or the episode ended before its last tool turn.
-EpisodeMistake = Literal["argument", "answer", "stop_early"]
-EPISODE_MISTAKES: tuple[EpisodeMistake, ...] = get_args(EpisodeMistake)
+from rlvr.trainer.options import EPISODE_MISTAKES
 
 
 def has_reference_turns(pack: TaskPack, split: str) -> bool:

@@ -200,3 +200,34 @@ def test_docker_tmp_is_capped_in_inodes() -> None:
     assert result.status == "ok" and result.outcomes[0] is not None, result
     inodes, size = result.outcomes[0].value
     assert inodes == TMP_INODES and size <= 16 << 20
+
+
+PATH_PATCHER = """
+import os
+import posixpath
+
+
+def read_through_patched_paths(secret, stdlib_file):
+    # make os.path.realpath answer a standard-library path for every file, then read a host file
+    posixpath._joinrealpath = lambda path, rest, strict, seen: (stdlib_file, True)
+    posixpath.abspath = lambda path: stdlib_file
+    posixpath.realpath = lambda *args, **kwargs: stdlib_file
+    try:
+        with open(secret) as handle:
+            return handle.read()
+    except BaseException as exc:
+        return type(exc).__name__
+"""
+
+
+def test_patching_the_path_helpers_does_not_open_host_files(tmp_path: Path) -> None:
+    """Degraded mode sees the host's files: the audit hook lets only standard-library files be read, and
+    resolves the path with functions bound before the candidate ran, not with `posixpath`'s live helpers."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret")
+    with LocalSandbox(1, isolation="none") as pool:
+        call = (str(secret), os.__file__)
+        result = pool.run(Job(PATH_PATCHER, "read_through_patched_paths", [call], timeout=20))
+    assert result.status == "ok" and result.outcomes[0] is not None, result
+    assert result.outcomes[0].value != "host secret"
+    assert "file_read" in result.denied

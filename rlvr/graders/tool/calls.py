@@ -7,8 +7,12 @@ Accepted shapes (as JSON text, optionally in a ```json block):
 - a bare list of such tool calls, or a single one, or `{"name": ..., "arguments": {...}}`
 - a final answer: `{"final_answer": "..."}` or an assistant message without `tool_calls` (its `content`).
 
-A whole transcript (what `rlvr grade` receives) is split into turns by `split_transcript`. JSON nested
-deeper than `MAX_NESTING` is refused (with `Turn.limit` naming the limit) before anything walks it.
+A whole transcript (what `rlvr grade` receives) is split into turns by `split_transcript`; the messages of
+other roles a chat log holds (`tool` results, `user`, `system`) are not the agent's turns and are dropped (the
+replay computes the tool results itself). JSON nested
+deeper than `MAX_NESTING` is refused (with `Turn.limit` naming the limit) before anything walks it. A
+string that JSON decodes to an unpaired surrogate (a lone `\\ud800` escape) is malformed: it would reach
+the observation, the world and the verdict as text no UTF-8 writer or tokenizer accepts.
 """
 
 from __future__ import annotations
@@ -59,6 +63,18 @@ def nesting_depth(value: Any, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
+def is_unicode(value: Any) -> bool:
+    """Whether every string in `value` (dict keys included) is encodable as UTF-8: no unpaired surrogate."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_SURROGATE = "an unpaired surrogate (a lone \\ud800-\\udfff escape) is not text"
+
+
 def _one_call(raw: Any, index: int) -> ToolCall:
     if not isinstance(raw, dict):
         raise Malformed(f"tool call {index} must be an object")
@@ -87,6 +103,8 @@ def _one_call(raw: Any, index: int) -> ToolCall:
         raise Malformed(
             f"tool call {index} ({name}): arguments nested deeper than {MAX_NESTING} levels", limit="nesting"
         )
+    if not is_unicode(arguments):
+        raise Malformed(f"tool call {index} ({name}): arguments: {_SURROGATE}")
     call_id = raw.get("id")
     return ToolCall(
         id=call_id if isinstance(call_id, str) else f"call_{index}", name=name, arguments=arguments
@@ -133,6 +151,8 @@ def parse_turn(text: str) -> Turn:
         return Turn(error="JSON nested too deeply or a number too long", limit="json_size")
     if nesting_depth(value) > MAX_NESTING:
         return Turn(error=f"JSON nested deeper than {MAX_NESTING} levels", limit="nesting")
+    if not is_unicode(value):
+        return Turn(error=f"{_SURROGATE}; send tool calls or a final answer as JSON")
     try:
         return _from_json(value)
     except Malformed as exc:
@@ -146,6 +166,14 @@ def _is_turn(value: Any) -> bool:
     return isinstance(value, dict) and any(key in value for key in _TURN_KEYS) and "function" not in value
 
 
+_CONTEXT_ROLES = frozenset({"tool", "user", "system", "developer"})
+
+
+def _is_context(value: Any) -> bool:
+    """A chat-log message that is not an agent turn (a tool result, the user's or system's words)."""
+    return isinstance(value, dict) and value.get("role") in _CONTEXT_ROLES
+
+
 def split_transcript(completion: str) -> list[str]:
     """The agent's turns, each as the text the env would have received."""
     try:
@@ -155,7 +183,7 @@ def split_transcript(completion: str) -> list[str]:
     if nesting_depth(whole, MAX_NESTING + 1) > MAX_NESTING + 1:
         return [completion]  # too deep to be a transcript: one turn, which the episode refuses as malformed
     if isinstance(whole, list) and whole and all(_is_turn(item) for item in whole):
-        return [json.dumps(item) for item in whole]
+        return [json.dumps(item) for item in whole if not _is_context(item)]
     lines = [line for line in completion.splitlines() if line.strip()]
     if len(lines) > 1:
         try:
@@ -163,5 +191,5 @@ def split_transcript(completion: str) -> list[str]:
         except (ValueError, RecursionError):
             parsed = []
         if parsed and all(_is_turn(item) for item in parsed):
-            return lines
+            return [line for line, item in zip(lines, parsed, strict=True) if not _is_context(item)]
     return [completion]

@@ -13,12 +13,15 @@ The whole final state is compared with the expected state (rlvr/graders/tool/sta
 reference also makes but the agent got wrong means the goal is not reached; a change the reference does not
 make is an unauthorized side effect (gate `side_effects`, flag `unauthorized_side_effect`). A task with
 neither `expected_state` nor `reference` falls back to the frame rule: nothing outside the paths its goal
-names may change (a world's journal, such as the ledger's transfer log, excepted).
+names may change (a world's journal, such as the ledger's transfer log, excepted), and a list the goal names
+may lose items but gain only as many as the goal has items the initial list lacks, each matching one of them.
 
 Reward (gated): the goal reached AND no side effect AND no policy violation (attempted violations count; the
 world refuses them) AND the right answer → `goal` weight + `efficiency` weight x min(1, optimal calls /
 calls used); otherwise 0, so no efficient failure outranks any success. A turn refused for its size (JSON
-nested too deeply, too long) is an error observation and adds an `oversized:<name>` flag.
+nested too deeply, too long) is an error observation and adds an `oversized:<name>` flag. A numeric argument
+beyond `MAX_NUMBER` in magnitude, or not finite, is a bad argument (the world never sees it): the world's
+arithmetic and the state checks stay exact and finite.
 """
 
 from __future__ import annotations
@@ -34,11 +37,12 @@ from jsonschema import Draft202012Validator
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.compose import normalized_weights
 from rlvr.graders.tool.calls import ToolCall, parse_turn, split_transcript
-from rlvr.graders.tool.state_diff import Path, StateDiff, classify, frame_violations
+from rlvr.graders.tool.state_diff import Path, StateDiff, classify, frame_violations, leaves, strip_allowed
 from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, WORLDS, ToolError, World, replay_calls
 
 DEFAULT_WEIGHTS = {"goal": 0.8, "efficiency": 0.2}
 MAX_RESULT_CHARS = 4000
+MAX_NUMBER = 2**53  # the largest numeric argument a tool accepts (floats are exact up to here)
 
 
 def subset_matches(expected: Any, actual: Any) -> bool:
@@ -102,6 +106,53 @@ def goal_paths(goal: dict[str, Any]) -> list[list[str]]:
         elif prefix:
             paths.append(prefix)
     return paths
+
+
+def goal_lists(goal: dict[str, Any]) -> list[tuple[Path, list[Any]]]:
+    """The lists a goal's `state` names, with their key paths."""
+    found: list[tuple[Path, list[Any]]] = []
+    stack: list[tuple[Any, Path]] = [(goal.get("state") or {}, ())]
+    while stack:
+        value, prefix = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, (*prefix, str(k))) for k, v in value.items())
+        elif isinstance(value, list):
+            found.append((prefix, value))
+    return found
+
+
+def _at(state: Any, path: Path) -> Any:
+    for key in path:
+        state = state.get(key) if isinstance(state, dict) else None
+    return state
+
+
+def unrequested_items(
+    initial: Any, actual: Any, goal: dict[str, Any], allowed: list[list[str]]
+) -> list[Path]:
+    """Without an expected state: the items a list the goal names gained beyond what the goal asks for. The
+    goal's items the initial list lacks may each be added once; an added item matching none of them, or more
+    added items than there are of them, is a side effect (the leaf paths of `state_diff.leaves`)."""
+    before, after = strip_allowed(initial, allowed), strip_allowed(actual, allowed)
+    found: list[Path] = []
+    for path, items in goal_lists(goal):
+        old_list, new_list = _at(before, path), _at(after, path)
+        if not isinstance(new_list, list):
+            continue
+        old_list = old_list if isinstance(old_list, list) else []
+        unmet = [item for item in items if not any(subset_matches(item, have) for have in old_list)]
+        old, new = leaves(old_list, path), leaves(new_list, path)
+        added = {
+            leaf: int(count[1:]) - int(old.get(leaf, "x0")[1:])
+            for leaf, count in new.items()
+            if len(leaf) == len(path) + 1 and count.startswith("x")
+        }
+        added = {leaf: n for leaf, n in added.items() if n > 0}
+        stray = [
+            leaf for leaf in added if not any(subset_matches(i, json.loads(leaf[-1][1:-1])) for i in unmet)
+        ]
+        found += stray or (sorted(added) if sum(added.values()) > len(unmet) else [])
+    return found
 
 
 def answers_match(expected: Any, given: str | None) -> bool:
@@ -175,6 +226,14 @@ class ToolEpisode:
         problems = sorted(self.validators[call.name].iter_errors(call.arguments), key=str)
         if problems:
             return reply | {"content": json.dumps({"error": f"bad arguments: {problems[0].message[:200]}"})}
+        unsafe = [
+            key
+            for key, value in call.arguments.items()
+            if isinstance(value, int | float) and not isinstance(value, bool) and not abs(value) <= MAX_NUMBER
+        ]
+        if unsafe:
+            problem = f"{unsafe[0]} must be a finite number of magnitude at most {MAX_NUMBER}"
+            return reply | {"content": json.dumps({"error": f"bad arguments: {problem}"})}
         refusal = self._policy_refusal(call, spec.kind, spec.resources)
         if refusal:
             self.violations.append(refusal)
@@ -211,10 +270,12 @@ class ToolEpisode:
         if self.expected_state is not None:
             return classify(self.initial_state, self.expected_state, self.world.state, self.allowed_changes)
         journals = [[key] for key in type(self.world).journal_keys]
+        allowed = self.allowed_changes + journals
         outside: list[Path] = frame_violations(
-            self.initial_state, self.world.state, goal_paths(self.goal), self.allowed_changes + journals
+            self.initial_state, self.world.state, goal_paths(self.goal), allowed
         )
-        return StateDiff(side_effects=outside)
+        extra = unrequested_items(self.initial_state, self.world.state, self.goal, allowed)
+        return StateDiff(side_effects=sorted(set(outside + extra)))
 
     def verdict(self) -> Verdict:
         diff = self.state_diff()

@@ -138,3 +138,17 @@ def test_a_worker_that_dies_twice_on_a_derivation_is_a_scored_failure(
     monkeypatch.setattr(grader._worker, "call", cannot_start)
     machinery = grader.grade("sq", "a^2 + b^2\n= b^2 + a^2\n>= 2ab")
     assert machinery.error and "failed to start" in machinery.error  # the machinery's failure stays an error
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer", "passed"),
+    [
+        ("3", "\\boxed{\\boxed{3}, 4}", False),  # math-verify graded only the inner box of a hedged list
+        ("3", "\\boxed{4, \\fbox{3}}", False),
+        ("3, 4", "\\boxed{\\boxed{3}, 4}", True),
+        ("3", "\\boxed{\\boxed{3}}", True),  # a doubled box is still one answer
+    ],
+)
+def test_a_box_inside_the_final_box_is_not_graded_alone(gold: str, answer: str, passed: bool) -> None:
+    verdict = rlvr.verify(gold, answer)
+    assert verdict.passed is passed and verdict.error is None, verdict.feedback

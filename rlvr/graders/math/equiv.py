@@ -757,6 +757,8 @@ def _math_verify_may_override(candidate: str, reference: str, rules: Rules) -> b
         return False
     if re.search(r"\\frac\s*\{[^{}]*\}\s*\{\s*0\s*\}|/\s*0(?![\d.])", candidate):
         return False  # a division by zero is undefined, never equal to anything
+    if re.search(r"\\(?:boxed|fbox)(?![A-Za-z])", candidate):
+        return False  # it would grade only a box inside the answer: `\\boxed{3}, 4` is not 3
     if _distinct_numbers(candidate, reference):
         return False  # it compares numbers to 15 digits and chops tiny ones: 10^{-21} would equal 10^{-20}
     if "set" in kinds and kinds & {"tuple", "list_ordered", "interval"}:

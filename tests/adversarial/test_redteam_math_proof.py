@@ -4,6 +4,7 @@ the real ProofGrader."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -152,3 +153,20 @@ def test_a_worker_that_dies_twice_on_a_derivation_is_a_scored_failure(
 def test_a_box_inside_the_final_box_is_not_graded_alone(gold: str, answer: str, passed: bool) -> None:
     verdict = rlvr.verify(gold, answer)
     assert verdict.passed is passed and verdict.error is None, verdict.feedback
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "answer" + " " * 2_500 + ":",  # adjacent \s* runs backtracked cubically: 2,000 spaces took 30 s
+        "Final answer" + " " * 2_500 + "x",
+        "the answer is" + " " * 2_500 + ":\n",
+        "\\boxed{" * 28_000,  # every unclosed box rescanned the text to its end: quadratic
+    ],
+)
+def test_answer_extraction_in_the_trusted_process_is_linear(completion: str) -> None:
+    from rlvr.graders.math.extract import extract
+
+    started = time.perf_counter()
+    extract(completion)
+    assert time.perf_counter() - started < 2.0

@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import secrets
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from fractions import Fraction
@@ -367,13 +368,27 @@ def _random_points_agree(a: Any, b: Any, symbols: set[Any]) -> bool:
     return _random_points_verdict(a, b, symbols) is True
 
 
+# The sample points must not be predictable: with fixed points an answer can add a term that vanishes exactly
+# at them (`+ (x - p_1)...(x - p_8)`), or `\\sin(97! \\pi x)`, which vanishes at every rational whose
+# denominator divides 97!. So each worker process draws its own seed, and each point's denominator is a prime
+# above any factor an answer within the size limits can spell (`9999!` is the largest product allowed).
+_SAMPLE_SEED = secrets.randbits(64)
+_SAMPLE_PRIMES = (10**6, 10**7)
+
+
+def _sample_point(rng: random.Random) -> Any:
+    """A rational of size up to ~40 whose denominator is a prime in _SAMPLE_PRIMES."""
+    denominator = sympy.nextprime(rng.randint(*_SAMPLE_PRIMES))
+    return sympy.Rational(rng.randint(-40 * denominator, 40 * denominator), denominator)
+
+
 def _random_points_verdict(a: Any, b: Any, symbols: set[Any]) -> bool | None:
     """True: a - b vanishes at >= 4 random points; False: it does not at one; None: too few finite samples."""
-    rng = random.Random(1234)
+    rng = random.Random(f"{_SAMPLE_SEED}:{a}:{b}")  # unpredictable, yet one verdict per pair in a process
     ordered = sorted(symbols, key=str)
     finite = 0
     for _ in range(8):
-        point = {s: sympy.Rational(rng.randint(-300, 300), rng.randint(7, 97)) for s in ordered}
+        point = {s: _sample_point(rng) for s in ordered}
         try:
             value = complex(sympy.N((a - b).subs(point), 40))
         except (TypeError, ValueError, ZeroDivisionError):
@@ -444,7 +459,11 @@ def _finite_complex(value: complex) -> bool:
 
 
 def _undefined(expr: Any) -> bool:
-    return isinstance(expr, sympy.Basic) and bool(expr.has(sympy.zoo, sympy.nan))
+    """1/0, 0/0, and forms left unevaluated as written that are undefined once evaluated (`3 + 0 \\cdot \\infty`
+    would otherwise lose its `0 \\cdot \\infty` term in `a - b` and equal 3)."""
+    if not isinstance(expr, sympy.Basic):
+        return False
+    return bool(expr.has(sympy.zoo, sympy.nan)) or bool(_rebuilt(expr).has(sympy.zoo, sympy.nan))
 
 
 def _equal_up_to_renaming(a: Any, b: Any) -> bool:
@@ -738,16 +757,46 @@ def _math_verify_may_override(candidate: str, reference: str, rules: Rules) -> b
         return False
     if re.search(r"\\frac\s*\{[^{}]*\}\s*\{\s*0\s*\}|/\s*0(?![\d.])", candidate):
         return False  # a division by zero is undefined, never equal to anything
+    if re.search(r"\\(?:boxed|fbox)(?![A-Za-z])", candidate):
+        return False  # it would grade only a box inside the answer: `\\boxed{3}, 4` is not 3
+    if _distinct_numbers(candidate, reference):
+        return False  # it compares numbers to 15 digits and chops tiny ones: 10^{-21} would equal 10^{-20}
     if "set" in kinds and kinds & {"tuple", "list_ordered", "interval"}:
         return False
     collections = [shape for shape in shapes if shape.kind in ("set", "list")]
     return not (len(collections) == 2 and len(collections[0].items) != len(collections[1].items))
 
 
+def _distinct_numbers(candidate: str, reference: str) -> bool:
+    """Both answers are finite numbers (no variables) that differ at 50 significant digits, or the answer is
+    undefined. Exactness is the rule without a numeric setting, however small the numbers are."""
+    try:
+        a, b = parse_expression(candidate), parse_expression(reference)
+        if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)) or a.free_symbols or b.free_symbols:
+            return False
+        if _undefined(a):
+            return True
+        x, y, difference = (sympy.N(_rebuilt(e), 60) for e in (a, b, exact(a) - exact(b)))
+        if not all(v.is_number and v.is_finite for v in (x, y, difference)):
+            return False
+        return bool(abs(difference) > max(abs(x), abs(y)) * sympy.Float("1e-50", 60))
+    except (
+        Undecided,
+        TypeError,
+        ValueError,
+        ArithmeticError,
+        AttributeError,
+        NotImplementedError,
+        RecursionError,
+    ):
+        return False
+
+
 def math_verify_equal(candidate: str, reference: str) -> bool:
     gold = parse(f"${reference}$", parsing_timeout=None)  # type: ignore[arg-type]
     answer = parse(f"${candidate}$", parsing_timeout=None)  # type: ignore[arg-type]
-    return bool(gold and answer and verify(gold, answer, timeout_seconds=None))
+    # numeric_precision: its default (15 digits, tiny differences chopped) equates 10^{-21} with 10^{-20}
+    return bool(gold and answer and verify(gold, answer, numeric_precision=50, timeout_seconds=None))
 
 
 def equivalent(

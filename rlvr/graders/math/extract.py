@@ -13,12 +13,15 @@ import re
 from dataclasses import dataclass
 
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
+# Possessive `\s*+` / `\s++`: these run in the trusted process on untrusted text, and adjacent plain `\s*` runs
+# backtrack cubically on a line that does not match (`answer` + 2,000 spaces took 30 s).
 _ANSWER_LINE = re.compile(
-    r"^\s*(?:[*_]{0,2})\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*(?:[*_]{0,2})\s*[:：]\s*(?:[*_]{0,2})(?P<answer>.+?)\s*$",
+    r"^\s*+(?:[*_]{0,2})\s*+(?:the\s++)?(?:final\s++)?answer\s*+(?:is)?\s*+(?:[*_]{0,2})\s*+[:：]\s*+(?:[*_]{0,2})"
+    r"(?P<answer>.+?)\s*$",
     re.IGNORECASE,
 )
-_HASH_LINE = re.compile(r"^\s*####\s*(?P<answer>.+?)\s*$")
-_ANSWER_IS = re.compile(r"^.*?\b(?:final\s+)?answer\s+is\s*:?\s*(?P<answer>.+?)\s*$", re.IGNORECASE)
+_HASH_LINE = re.compile(r"^\s*+####\s*+(?P<answer>.+?)\s*$")
+_ANSWER_IS = re.compile(r"^.*?\b(?:final\s++)?answer\s++is\s*+:?\s*+(?P<answer>.+?)\s*$", re.IGNORECASE)
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}")
 MAX_BARE_CHARS = 120
 _MATHY = re.compile(r"[0-9\\^=<>+*/()\[\]{}|≤≥π∞√-]")
@@ -29,28 +32,36 @@ _FACTORIAL = re.compile(r"(\d+)\s*!")
 MAX_ANSWER_DIGITS = 5000
 
 
-def _balanced_group(text: str, start: int) -> str | None:
+def _brace_pairs(text: str) -> dict[int, int]:
+    """Each unescaped `{` that closes, mapped to its `}`: one pass, so a completion of thousands of unclosed
+    `\\boxed{` is not rescanned to its end once per box (quadratic, in the trusted process)."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for index, char in enumerate(text):
+        if index and text[index - 1] == "\\":
+            continue
+        if char == "{":
+            stack.append(index)
+        elif char == "}" and stack:
+            pairs[stack.pop()] = index
+    return pairs
+
+
+def _balanced_group(text: str, start: int, pairs: dict[int, int] | None = None) -> str | None:
     """The content of the `{...}` group that opens at `start`, or None if it never closes."""
-    depth = 0
-    for index in range(start, len(text)):
-        char = text[index]
-        if char == "{" and (index == 0 or text[index - 1] != "\\"):
-            depth += 1
-        elif char == "}" and (index == 0 or text[index - 1] != "\\"):
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : index]
-    return None
+    close = (pairs if pairs is not None else _brace_pairs(text)).get(start)
+    return None if close is None else text[start + 1 : close]
 
 
 def last_boxed(text: str) -> str | None:
     """The content of the last complete `\\boxed{...}`; `\\boxed 5` (no braces) takes one token."""
     ends = sorted(m.end() for command in _BOX_COMMANDS for m in re.finditer(re.escape(command), text))
+    pairs = _brace_pairs(text)
     for end in reversed(ends):
         rest = text[end:]
         stripped = rest.lstrip()
         if stripped.startswith("{"):
-            content = _balanced_group(text, end + (len(rest) - len(stripped)))
+            content = _balanced_group(text, end + (len(rest) - len(stripped)), pairs)
             if content is not None:
                 return content.strip()
         elif rest[:1] == " " and stripped:
@@ -110,6 +121,7 @@ def all_boxes(text: str) -> list[_Box]:
     starts = sorted(
         (m.start(), m.end()) for command in _BOX_COMMANDS for m in re.finditer(re.escape(command), text)
     )
+    pairs = _brace_pairs(text)
     for start, end in starts:
         if found and start < found[-1].end:
             continue  # a box inside a box: the outer one counts
@@ -117,7 +129,7 @@ def all_boxes(text: str) -> list[_Box]:
         stripped = rest.lstrip()
         if stripped.startswith("{"):
             open_at = end + (len(rest) - len(stripped))
-            content = _balanced_group(text, open_at)
+            content = _balanced_group(text, open_at, pairs)
             if content is not None:
                 found.append(_Box(start, open_at + len(content) + 2, content.strip()))
         elif rest[:1] == " " and stripped:

@@ -265,6 +265,11 @@ def check_proof(goal: str, text: str, assumption_spec: dict[str, str] | None = N
             step |= {"valid": False, "why": str(exc)}
             previous = None
             continue
+        except Exception as exc:  # in the worker: whatever a line makes sympy raise is the line's doing
+            # sympy failing on the line as written (`2^{0/0}`: NaN compared): the line's fault, not the checker's
+            step |= {"valid": False, "why": f"the checker cannot read this line ({type(exc).__name__})"}
+            previous = None
+            continue
         if relation == "start":
             valid = current.value == goal_left.value
             why = (
@@ -278,7 +283,7 @@ def check_proof(goal: str, text: str, assumption_spec: dict[str, str] | None = N
             try:
                 valid, why = step_holds(previous.value, relation, current.value)
                 small, rule = step_size(previous, relation, current, (goal_left, goal_right))
-            except (ArithmeticError, RecursionError, TypeError, ValueError, AttributeError) as exc:
+            except Exception as exc:  # PolynomialError, NotImplementedError, ...: the step's doing
                 valid, why, small, rule = (
                     False,
                     f"the checker cannot handle this step ({type(exc).__name__})",

@@ -25,11 +25,14 @@ from rlvr.graders.base import Grader
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.compose import normalized_weights
 from rlvr.graders.math.extract import MATH_CHARACTERS
-from rlvr.graders.sympy_worker import SympyWorker, WorkerCrash, WorkerTimeout
+from rlvr.graders.sympy_worker import SympyWorker, WorkerCrash, WorkerProtocolError, WorkerTimeout
 
 DEFAULT_WEIGHTS = {"outcome": 1.0, "process": 0.0}
 DEFAULT_TIMEOUT = 20.0
 MAX_COMPLETION_CHARS = 40_000
+# the worker's failure kinds as the limit flags of rlvr/core/flags.py (an exception is the task's goal failing
+# to parse: every step's own failure is reported inside the reply)
+_REPLY_FLAGS = {"memory": "oversized:memory", "recursion": "oversized:nesting", "size": "oversized:reply"}
 _FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
 
 
@@ -73,14 +76,29 @@ class ProofGrader(Grader):
             "text": derivation,
             "assumptions": task.hidden.get("assumptions"),
         }
-        try:
-            reply = self._worker.call(request, self.timeout)
-        except WorkerTimeout:
-            problem = f"the proof check ran past its {self.timeout:g}s limit (a step too costly to check)"
-            return self._verdict(task.id, None, problem, started, flags=["timeout:proof"])
-        except WorkerCrash as exc:
-            return self._verdict(task.id, None, "", started, error=f"proof check failed: {exc}")
+        reply: dict[str, Any] = {}
+        for attempt in (1, 2):
+            try:
+                reply = self._worker.call(request, self.timeout)
+            except WorkerTimeout:
+                problem = f"the proof check ran past its {self.timeout:g}s limit (a step too costly to check)"
+                return self._verdict(task.id, None, problem, started, flags=["timeout:proof"])
+            except WorkerProtocolError:
+                problem = "the checker's reply channel was tampered with"
+                return self._verdict(task.id, None, problem, started, flags=["forged_output"])
+            except WorkerCrash as exc:
+                if "failed to start" in str(exc):
+                    return self._verdict(task.id, None, "", started, error=f"proof check failed: {exc}")
+                if attempt == 1:
+                    continue  # once more on a fresh worker: a crash that repeats is the derivation's doing
+                problem = "the checker died on this derivation twice"
+                return self._verdict(task.id, None, problem, started, flags=["crash:answer"])
+            break
         if not reply.get("ok"):
+            flag = _REPLY_FLAGS.get(str(reply.get("kind")))
+            if flag:  # the derivation's own content exhausted a limit: a scored failure
+                problem = f"the proof check failed on this derivation: {reply.get('error')}"
+                return self._verdict(task.id, None, problem, started, flags=[flag])
             return self._verdict(task.id, None, "", started, error=f"proof check raised {reply.get('error')}")
         return self._verdict(task.id, reply, reply.get("problem", ""), started)
 

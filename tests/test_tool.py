@@ -52,6 +52,15 @@ def test_parse_turn_shapes() -> None:
     assert parse_turn('{"name": "x", "arguments": {"k": 1}}').calls[0].arguments == {"k": 1}
     assert parse_turn('```json\n{"final_answer": "42"}\n```').final_answer == "42"
     assert parse_turn('{"role": "assistant", "content": "done"}').final_answer == "done"
+    parts = [
+        {"type": "text", "text": "4"},
+        {"type": "image_url", "image_url": {"url": "x"}},
+        {"type": "text", "text": "2"},
+    ]
+    content_parts = {"role": "assistant", "content": parts}  # the OpenAI content-part form
+    assert parse_turn(json.dumps(content_parts)).final_answer == "42"
+    assert parse_turn(json.dumps(content_parts | {"tool_calls": []})).final_answer == "42"
+    assert parse_turn('{"role": "assistant", "content": null}').final_answer == ""
     huge_number = '{"name": "transfer", "arguments": {"amount": ' + "9" * 5000 + "}}"
     huge_in_string = json.dumps([{"function": {"name": "x", "arguments": '{"a": ' + "9" * 5000 + "}"}}])
     for bad in [

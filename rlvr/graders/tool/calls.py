@@ -111,6 +111,22 @@ def _one_call(raw: Any, index: int) -> ToolCall:
     )
 
 
+def message_text(content: Any) -> str:
+    """An assistant message's `content` as text: a string, or the OpenAI list of content parts (the text of
+    its `{"type": "text", "text": ...}` parts, joined), or empty."""
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type", "text") == "text"
+            and isinstance(part.get("text"), str)
+        )
+    return str(content)
+
+
 def _from_json(value: Any) -> Turn:
     if isinstance(value, list):
         raw_calls = value
@@ -119,13 +135,13 @@ def _from_json(value: Any) -> Turn:
     elif isinstance(value, dict) and "tool_calls" in value:
         raw_calls = value["tool_calls"]
         if raw_calls in (None, []):
-            return Turn(final_answer=str(value.get("content") or ""))
+            return Turn(final_answer=message_text(value.get("content")))
         if not isinstance(raw_calls, list):
             raise Malformed("`tool_calls` must be a list")
     elif isinstance(value, dict) and ("function" in value or "name" in value):
         raw_calls = [value]
     elif isinstance(value, dict) and value.get("role") == "assistant":
-        return Turn(final_answer=str(value.get("content") or ""))
+        return Turn(final_answer=message_text(value.get("content")))
     else:
         raise Malformed("expected tool calls or a final answer (see the format in the task)")
     if not raw_calls:

@@ -401,35 +401,26 @@ def resolve_path(
     lstat=os.lstat,
     readlink=os.readlink,
     getcwd=os.getcwd,
-    list=list,
-    reversed=reversed,
-    type=type,
-    str=str,
     OSError=OSError,
     file_kind=0o170000,
     symlink_kind=0o120000,
     max_links=40,
 ):
-    """`os.path.realpath` (non-strict) built only from functions bound before candidate code exists:
-    `posixpath.realpath` looks its helpers up in the `posixpath` module on every call, so a candidate who
-    patched them would decide what a path resolves to. None for a path with a link loop."""
-    if type(path) is not str:
-        return None
+    """`os.path.realpath` (non-strict) of the str `path`, built only from functions bound before candidate
+    code exists: `posixpath.realpath` looks its helpers up in the `posixpath` module on every call, so a
+    candidate who patched them would decide what a path resolves to. None for a path with a link loop."""
     if not path.startswith("/"):
         path = getcwd() + "/" + path
-    pending = [part for part in path.split("/") if part and part != "."]
-    pending.reverse()
-    resolved = list()
+    pending = [part for part in path.split("/")[::-1] if part and part != "."]  # a stack: next part last
+    resolved = []
     links = 0
     while pending:
         part = pending.pop()
-        if part == ".":
-            continue
         if part == "..":
             if resolved:
                 resolved.pop()
             continue
-        where = "/" + "/".join(resolved) + ("/" if resolved else "") + part
+        where = "/" + "/".join([*resolved, part])
         try:
             mode = lstat(where).st_mode
         except OSError:
@@ -442,10 +433,8 @@ def resolve_path(
             return None
         target = readlink(where)
         if target.startswith("/"):
-            resolved = list()
-        for piece in reversed(target.split("/")):
-            if piece and piece != ".":
-                pending.append(piece)
+            resolved = []
+        pending += [piece for piece in target.split("/")[::-1] if piece and piece != "."]
     return "/" + "/".join(resolved)
 
 

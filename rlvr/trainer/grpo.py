@@ -218,7 +218,7 @@ def starting_policy(
     info: dict[str, Any] = {"steps": sft_steps, "examples": len(data)}
     if sft_steps > 0:
         # (teacher data, SFT steps, batch-order seed) per stage; each stage has its own optimiser
-        stages = [(data, sft_steps - clean_steps, config.run.seed)]
+        stages = [(data, sft_steps, config.run.seed)]
         if clean_steps:
             clean, _ = teacher_data(config, pack, grader, bug_rate=0.0)
             stages = [

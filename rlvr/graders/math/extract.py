@@ -47,9 +47,10 @@ def _brace_pairs(text: str) -> dict[int, int]:
     return pairs
 
 
-def _balanced_group(text: str, start: int, pairs: dict[int, int] | None = None) -> str | None:
-    """The content of the `{...}` group that opens at `start`, or None if it never closes."""
-    close = (pairs if pairs is not None else _brace_pairs(text)).get(start)
+def _balanced_group(text: str, start: int, pairs: dict[int, int]) -> str | None:
+    """The content of the `{...}` group that opens at `start` (`pairs` = `_brace_pairs(text)`), or None if it
+    never closes."""
+    close = pairs.get(start)
     return None if close is None else text[start + 1 : close]
 
 

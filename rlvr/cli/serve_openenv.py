@@ -10,7 +10,7 @@ def run_openenv(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from rlvr.integrations.openenv import ServerOptions, create_app
+        from rlvr.integrations.openenv import ServerOptions, close_app, create_app
     except ImportError as exc:
         print(f"rlvr serve --protocol openenv needs the openenv extra (pip install 'rlvr[openenv]'): {exc}", file=sys.stderr)
         return 2
@@ -35,5 +35,8 @@ def run_openenv(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=16 << 20)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=16 << 20)
+    finally:
+        close_app(app)
     return 0

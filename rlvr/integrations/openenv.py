@@ -225,13 +225,13 @@ def create_app(
     app = openenv_create_app(factory, RlvrAction, RlvrObservation, max_concurrent_envs=limits.max_sessions)
     app.state.rlvr_sessions = sessions
     app.state.rlvr_registry = registry
-
-    @app.on_event("shutdown")
-    def _shutdown() -> None:
-        registry.stop()
-        sessions.close()
-
     return app
+
+
+def close_app(app: Any) -> None:
+    """Stop the reaper and release the shared grader (after the server stopped)."""
+    app.state.rlvr_registry.stop()
+    app.state.rlvr_sessions.close()
 
 
 class RlvrEnvClient(EnvClient[RlvrAction, RlvrObservation, RlvrState]):

@@ -257,11 +257,14 @@ class Session:
             action = self.agent.tool_call_action(str(name), dict(arguments or {}))
         except (TypeError, ValueError) as exc:  # arguments that JSON cannot carry
             return ToolOutput(f"error: arguments of {name!r} are not JSON data: {exc}", done=False)
-        output = self.act(action)
-        return ToolOutput(_tool_text(output.text), output.done, output.reward)
+        text, done, reward = self._step(action)
+        return ToolOutput(_tool_text(text), done, reward)
 
     def act(self, action: str) -> ToolOutput:
         """One whole assistant turn in the env's text protocol; `text` is the env's observation."""
+        return ToolOutput(*self._step(action))
+
+    def _step(self, action: str) -> tuple[str, bool, float | None]:
         with self._lock:
             if self.task_id is None:
                 raise SessionError("call start() before a tool call")
@@ -272,8 +275,8 @@ class Session:
             if terminated or truncated:
                 self.done = True
                 self._terminated, self._truncated = bool(terminated), bool(truncated)
-                return ToolOutput(str(observation) or "the episode is over", True, float(reward))
-            return ToolOutput(str(observation), False)
+                return str(observation) or "the episode is over", True, float(reward)
+            return str(observation), False, None
 
     def finish(self) -> EpisodeResult:
         """The verdict; ends an unfinished episode first (grading the state as it is)."""

@@ -116,7 +116,8 @@ def _start_server(pack: str, port: int, extra: list[str]) -> subprocess.Popen[by
                 return server
         except OSError:
             if server.poll() is not None:
-                raise RuntimeError(f"server exited: {server.stderr.read().decode() if server.stderr else ''}")
+                detail = server.stderr.read().decode() if server.stderr else ""
+                raise RuntimeError(f"server exited: {detail}") from None
             time.sleep(0.2)
     server.kill()
     raise RuntimeError("server did not start in 180 s")
@@ -163,7 +164,9 @@ async def _episode(
     return requests, failures, latencies
 
 
-async def _swarm(url: str, count: int, reset: dict[str, Any], steps: list[dict[str, Any]], timeout: float) -> dict[str, Any]:
+async def _swarm(
+    url: str, count: int, reset: dict[str, Any], steps: list[dict[str, Any]], timeout: float
+) -> dict[str, Any]:
     opened = asyncio.Barrier(count)
     start = time.perf_counter()
     results = await asyncio.gather(*(_episode(url, reset, steps, opened, timeout) for _ in range(count)))
@@ -300,7 +303,10 @@ def trl_ratio(steps: int) -> dict[str, Any]:
             return 0.8 + 0.2 * min(1.0, 1 / max(1, self.calls)) if ok else 0.0
 
     methods = [getattr(probe, name) for name in tools]
-    script = [tool_call_text(call["name"], call["arguments"]), tool_call_text("final_answer", {"answer": "done"})]
+    script = [
+        tool_call_text(call["name"], call["arguments"]),
+        tool_call_text("final_answer", {"answer": "done"}),
+    ]
     tokenizer = tokenizer_for([render([{"role": "user", "content": prompt}], methods)], script)
     dataset = Dataset.from_dict({"prompt": [[{"role": "user", "content": ""}]], "task_id": [TOOL_TASK]})
 
@@ -308,18 +314,36 @@ def trl_ratio(steps: int) -> dict[str, Any]:
         model = scripted_model(tokenizer, script)
         with tempfile.TemporaryDirectory() as out:
             config = GRPOConfig(
-                output_dir=out, per_device_train_batch_size=8, num_generations=8, max_completion_length=64,
-                max_steps=steps, learning_rate=1e-6, logging_steps=1, report_to=[], use_cpu=True,
-                save_strategy="no", seed=0, disable_tqdm=True, max_tool_calling_iterations=1,
+                output_dir=out,
+                per_device_train_batch_size=8,
+                num_generations=8,
+                max_completion_length=64,
+                max_steps=steps,
+                learning_rate=1e-6,
+                logging_steps=1,
+                report_to=[],
+                use_cpu=True,
+                save_strategy="no",
+                seed=0,
+                disable_tqdm=True,
+                max_tool_calling_iterations=1,
             )
             trainer = GRPOTrainer(
-                model=model, args=config, train_dataset=dataset, processing_class=tokenizer,
+                model=model,
+                args=config,
+                train_dataset=dataset,
+                processing_class=tokenizer,
                 environment_factory=environment_factory,
             )
             start = time.perf_counter()
             trainer.train()
             wall = time.perf_counter() - start
-        rewards = [e[k] for e in trainer.state.log_history for k in e if k.startswith("rewards/") and k.endswith("/mean")]
+        rewards = [
+            e[k]
+            for e in trainer.state.log_history
+            for k in e
+            if k.startswith("rewards/") and k.endswith("/mean")
+        ]
         return wall / steps, statistics.mean(rewards)
 
     rlvr_env = factories["inventory"]
@@ -342,7 +366,9 @@ def trl_ratio(steps: int) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("which", choices=["overhead", "openenv", "trl"])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--tool-sessions", type=int, default=1000)

@@ -35,7 +35,9 @@ class TinyEngine:
         out = self.model.generate(ids, max_new_tokens=min(8, sampling_params.max_tokens), do_sample=False)
         new = out[0][ids.shape[1] :].tolist()
         text = self.tokenizer.decode(new)
-        return SimpleNamespace(outputs=[SimpleNamespace(token_ids=new, text=text, finish_reason="stop", logprobs=None)])
+        return SimpleNamespace(
+            outputs=[SimpleNamespace(token_ids=new, text=text, finish_reason="stop", logprobs=None)]
+        )
 
 
 def test_openrlhf_executor_runs_an_rlvr_episode(monkeypatch, tmp_path):
@@ -54,7 +56,10 @@ def test_openrlhf_executor_runs_an_rlvr_episode(monkeypatch, tmp_path):
     import json
 
     prompt = json.loads(rows[0])["prompt"]
-    script = [tool_call_text("set_price", {"sku": "SKU-102", "price": 13.58}), tool_call_text("final_answer", {"answer": "ok"})]
+    script = [
+        tool_call_text("set_price", {"sku": "SKU-102", "price": 13.58}),
+        tool_call_text("final_answer", {"answer": "ok"}),
+    ]
     text = render(prompt)
     tokenizer = tokenizer_for([text], script)
     engine = TinyEngine(scripted_model(tokenizer, script), tokenizer)
@@ -63,5 +68,5 @@ def test_openrlhf_executor_runs_an_rlvr_episode(monkeypatch, tmp_path):
     result = asyncio.run(executor.execute(text, TASK, params, 4096, tokenizer, engine))
     assert result["reward"] == pytest.approx(1.0)  # one world call, as the optimal solution
     assert float(result["extra_logs"]["passed"]) == 1.0
-    (start, end), = result["action_ranges"]  # one generated turn: both calls, the episode ended
+    ((start, end),) = result["action_ranges"]  # one generated turn: both calls, the episode ended
     assert tokenizer.decode(result["observation_tokens"][start:end]).startswith(script[0])

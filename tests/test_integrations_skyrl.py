@@ -25,7 +25,9 @@ def test_tool_episode_through_skyrl_gym():
     assert "set_price" in [tool["function"]["name"] for tool in meta["tools"]]
     out = env.step("I will look first. " + _call("check_stock", {"sku": "SKU-102"}))
     assert not out["done"] and out["reward"] == 0.0 and "result" in out["observations"][0]["content"]
-    out = env.step(_call("set_price", {"sku": "SKU-102", "price": 13.58}) + _call("final_answer", {"answer": "ok"}))
+    out = env.step(
+        _call("set_price", {"sku": "SKU-102", "price": 13.58}) + _call("final_answer", {"answer": "ok"})
+    )
     assert out["done"] and out["reward"] == pytest.approx(0.8 + 0.2 / 2)
     assert out["metadata"]["verdict"]["passed"] is True
     assert env.get_metrics()["passed"] == 1.0
@@ -37,7 +39,9 @@ def test_wrong_and_malformed_turns_are_scored_not_raised():
     env.init([])
     out = env.step("<tool_call>{not json</tool_call>")
     assert not out["done"] and "not valid JSON" in out["observations"][0]["content"]
-    out = env.step(_call("set_price", {"sku": "SKU-102", "price": 99.0}) + _call("final_answer", {"answer": "ok"}))
+    out = env.step(
+        _call("set_price", {"sku": "SKU-102", "price": 99.0}) + _call("final_answer", {"answer": "ok"})
+    )
     assert out["done"] and out["reward"] == 0.0 and "malformed_turns" in out["metadata"]["verdict"]["flags"]
     env.close()
 

@@ -9,7 +9,6 @@ of the repository state the calls left.
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
@@ -52,11 +51,17 @@ def test_grpo_trainer_runs_tool_v0_episodes(tmp_path):
     assert isinstance(factories, dict) and set(factories) == {"files", "ledger", "calendar", "inventory"}
     factory = factories["inventory"]
     probe = factory()
-    methods = [getattr(probe, name) for name in ("adjust_stock", "check_stock", "list_items", "set_price", "final_answer")]
+    methods = [
+        getattr(probe, name)
+        for name in ("adjust_stock", "check_stock", "list_items", "set_price", "final_answer")
+    ]
     task = factory.sessions.pack.get(task_id)
     call = task.hidden["reference"][0][0]
     prompt = probe.reset(task_id=task_id)
-    script = [tool_call_text(call["name"], call["arguments"]), tool_call_text("final_answer", {"answer": "done"})]
+    script = [
+        tool_call_text(call["name"], call["arguments"]),
+        tool_call_text("final_answer", {"answer": "done"}),
+    ]
     context = render([{"role": "user", "content": prompt}], methods)
     tokenizer = tokenizer_for([context], script)
     model = scripted_model(tokenizer, script)  # one message: set_price, then final_answer
@@ -83,12 +88,16 @@ def test_grpo_trainer_runs_tool_v0_episodes(tmp_path):
     )
     trainer.train()
     assert len(seen) == 2
-    task_ids, replay_rewards, environments = seen[-1]  # the pooled environments now hold the last step's episodes
+    task_ids, replay_rewards, environments = seen[
+        -1
+    ]  # the pooled environments now hold the last step's episodes
     assert task_ids == [task_id, task_id]
     for reward, environment in zip(replay_rewards, environments, strict=True):
         result = environment.last_result
         assert result is not None and result.task_id == task_id and result.terminated
-        assert result.reward == pytest.approx(reward)  # live episode == the grader's replay of TRL's transcript
+        assert result.reward == pytest.approx(
+            reward
+        )  # live episode == the grader's replay of TRL's transcript
         assert result.reward > 0.8  # the scripted calls solve the task: a real, non-zero verdict
     logged = [e for e in trainer.state.log_history if "rewards/RlvrInventoryEnvironment/mean" in e]
     assert len(logged) == 2
@@ -126,6 +135,8 @@ def test_grpo_trainer_runs_repo_v0_episodes(tmp_path):
         assert result.reward == pytest.approx(base_verdict.reward)  # nothing edited: the base state's verdict
         assert result.verdict["gates"] == base_verdict.to_json()["gates"]
     logged = [e for e in trainer.state.log_history if "rewards/RlvrRepoEnvironment/mean" in e]
-    assert len(logged) == 2 and logged[-1]["rewards/RlvrRepoEnvironment/mean"] == pytest.approx(base_verdict.reward)
+    assert len(logged) == 2 and logged[-1]["rewards/RlvrRepoEnvironment/mean"] == pytest.approx(
+        base_verdict.reward
+    )
     factory.close()
     factory.sessions.close()

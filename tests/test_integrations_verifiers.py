@@ -32,7 +32,11 @@ def scripted_endpoint(script: list[list[tuple[str, dict]]], seen: list[dict]) ->
         message: dict = {"role": "assistant", "content": None if calls else "done"}
         if calls:
             message["tool_calls"] = [
-                {"id": f"call_{turn}_{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+                {
+                    "id": f"call_{turn}_{i}",
+                    "type": "function",
+                    "function": {"name": n, "arguments": json.dumps(a)},
+                }
                 for i, (n, a) in enumerate(calls)
             ]
         return {
@@ -52,7 +56,9 @@ def _evaluate(env, url: str):
 
     async def run():
         client = OpenAIChatCompletionsClient(AsyncOpenAI(base_url=url + "/v1", api_key="local"))
-        return await env.evaluate(client, model="scripted", num_examples=1, rollouts_per_example=1, on_progress=[])
+        return await env.evaluate(
+            client, model="scripted", num_examples=1, rollouts_per_example=1, on_progress=[]
+        )
 
     return asyncio.run(run())
 
@@ -67,10 +73,16 @@ def _task_env():
 
 def test_verifiers_rollout_scores_the_rlvr_verdict():
     seen: list[dict] = []
-    script = [[("check_stock", {"sku": "SKU-102"})], [("set_price", {"sku": "SKU-102", "price": 13.58})], [("final_answer", {"answer": "ok"})]]
+    script = [
+        [("check_stock", {"sku": "SKU-102"})],
+        [("set_price", {"sku": "SKU-102", "price": 13.58})],
+        [("final_answer", {"answer": "ok"})],
+    ]
     with Server(scripted_endpoint(script, seen)) as endpoint:
         outputs = _evaluate(_task_env(), endpoint.url)
-    assert [t["function"]["name"] for t in seen[0]["tools"]][-1] == "final_answer"  # the env's tools reached the model
+    assert [t["function"]["name"] for t in seen[0]["tools"]][
+        -1
+    ] == "final_answer"  # the env's tools reached the model
     assert "SKU-102" in seen[0]["messages"][-1]["content"]
     assert len(seen) == 3  # the episode ended at final_answer
     tool_results = [m for m in seen[-1]["messages"] if m["role"] == "tool"]

@@ -12,7 +12,10 @@ def run_openenv(args: argparse.Namespace) -> int:
 
         from rlvr.integrations.openenv import ServerOptions, close_app, create_app
     except ImportError as exc:
-        print(f"rlvr serve --protocol openenv needs the openenv extra (pip install 'rlvr[openenv]'): {exc}", file=sys.stderr)
+        print(
+            f"rlvr serve --protocol openenv needs the openenv extra (pip install 'rlvr[openenv]'): {exc}",
+            file=sys.stderr,
+        )
         return 2
     if args.max_sessions < 1 or not args.idle_timeout > 0:
         print("--max-sessions must be at least 1 and --idle-timeout above 0", file=sys.stderr)

@@ -34,7 +34,10 @@ class AgentEnv(Protocol):
 
 
 def function_schema(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
 
 
 def tool_calls_action(name: str, arguments: dict[str, Any]) -> str:

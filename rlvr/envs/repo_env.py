@@ -61,7 +61,9 @@ def repo_tool_schemas() -> list[dict[str, Any]]:
                     required.append(argument)
             parameters = {"type": "object", "properties": properties, "required": required}
         schemas.append(
-            function_schema(name, tool.get("description") or TOOL_DESCRIPTIONS.get(name, name), parameters)
+            function_schema(
+                name, str(tool.get("description") or TOOL_DESCRIPTIONS.get(name, name)), parameters
+            )
         )
     return schemas
 

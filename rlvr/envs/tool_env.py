@@ -31,7 +31,9 @@ FINAL_ANSWER_SCHEMA = function_schema(
     "End the episode with your final answer; the world's final state and this answer are then graded.",
     {
         "type": "object",
-        "properties": {"answer": {"type": "string", "description": "the answer the task asks for, or a short summary"}},
+        "properties": {
+            "answer": {"type": "string", "description": "the answer the task asks for, or a short summary"}
+        },
         "required": ["answer"],
         "additionalProperties": False,
     },

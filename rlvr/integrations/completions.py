@@ -67,7 +67,9 @@ def has_tool_calls(completion: Any) -> bool:
     if isinstance(completion, str) or not isinstance(completion, Sequence):
         return False
     return any(
-        isinstance(message, Mapping) and message.get("role", "assistant") == "assistant" and message.get("tool_calls")
+        isinstance(message, Mapping)
+        and message.get("role", "assistant") == "assistant"
+        and message.get("tool_calls")
         for message in completion
     )
 
@@ -87,7 +89,9 @@ def tool_transcript(completion: Any, final_answer_tool: str = "final_answer") ->
             continue
         calls = list(message.get("tool_calls") or [])
         if not calls:
-            turns.append({"final_answer": _message_text(message.get("content"), f"chat completion item {index}")})
+            turns.append(
+                {"final_answer": _message_text(message.get("content"), f"chat completion item {index}")}
+            )
             continue
         answer = [call for call in calls if _call_name(call) == final_answer_tool]
         others = [call for call in calls if _call_name(call) != final_answer_tool]

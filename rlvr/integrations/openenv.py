@@ -24,8 +24,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from openenv.core.env_client import EnvClient
 from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
 from openenv.core.env_server.http_server import create_app as openenv_create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
@@ -38,14 +38,18 @@ from rlvr.integrations.session import EpisodeResult, Session, SessionError, Sess
 class RlvrAction(Action):
     tool: str | None = Field(default=None, description="a tool to call (see the reset observation's `tools`)")
     arguments: dict[str, Any] = Field(default_factory=dict, description="the tool's arguments")
-    text: str | None = Field(default=None, description="or: one whole assistant turn in the env's JSON protocol")
+    text: str | None = Field(
+        default=None, description="or: one whole assistant turn in the env's JSON protocol"
+    )
     end: bool = Field(default=False, description="or: stop now and grade the state as it is")
 
 
 class RlvrObservation(Observation):
     text: str = Field(default="", description="the tool result, the env's observation, or the task prompt")
     task_id: str = ""
-    prompt: str | None = Field(default=None, description="on reset: the task, for clients that pass tools natively")
+    prompt: str | None = Field(
+        default=None, description="on reset: the task, for clients that pass tools natively"
+    )
     tools: list[dict[str, Any]] | None = Field(default=None, description="on reset: OpenAI function schemas")
     verdict: dict[str, Any] | None = Field(default=None, description="when done: the full verdict")
 
@@ -94,7 +98,9 @@ class SessionRegistry:
     def reap(self) -> int:
         now = time.monotonic()
         with self._lock:
-            idle = [e for e in self._live if e.session is not None and now - e.last_active > self.idle_timeout]
+            idle = [
+                e for e in self._live if e.session is not None and now - e.last_active > self.idle_timeout
+            ]
         for environment in idle:
             environment.expire()
         return len(idle)
@@ -145,10 +151,16 @@ class RlvrOpenEnvEnvironment(Environment[RlvrAction, RlvrObservation, RlvrState]
             return self.session
 
     def reset(
-        self, seed: int | None = None, episode_id: str | None = None, task_id: str | None = None, **kwargs: Any
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task_id: str | None = None,
+        **kwargs: Any,
     ) -> RlvrObservation:
         if kwargs:
-            raise ValueError(f"unknown reset arguments {sorted(kwargs)}; reset takes seed, episode_id, task_id")
+            raise ValueError(
+                f"unknown reset arguments {sorted(kwargs)}; reset takes seed, episode_id, task_id"
+            )
         session = self._open()
         start = session.start(task_id, seed=seed)
         self.episode_id, self.steps = episode_id, 0
@@ -212,7 +224,11 @@ class RlvrOpenEnvEnvironment(Environment[RlvrAction, RlvrObservation, RlvrState]
 
 
 def create_app(
-    pack: str | TaskPack, *, options: ServerOptions | None = None, split: str | None = None, **env_options: Any
+    pack: str | TaskPack,
+    *,
+    options: ServerOptions | None = None,
+    split: str | None = None,
+    **env_options: Any,
 ) -> Any:
     """The OpenEnv FastAPI app for `pack` (`env_options`: the env's and the grader's options)."""
     limits = options or ServerOptions()
@@ -242,9 +258,15 @@ class RlvrEnvClient(EnvClient[RlvrAction, RlvrObservation, RlvrState]):
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[RlvrObservation]:
         observation = RlvrObservation(
-            **{**payload.get("observation", {}), "done": payload.get("done", False), "reward": payload.get("reward")}
+            **{
+                **payload.get("observation", {}),
+                "done": payload.get("done", False),
+                "reward": payload.get("reward"),
+            }
         )
-        return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
+        return StepResult(
+            observation=observation, reward=payload.get("reward"), done=payload.get("done", False)
+        )
 
     def _parse_state(self, payload: dict[str, Any]) -> RlvrState:
         return RlvrState(**payload)

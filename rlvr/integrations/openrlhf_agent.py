@@ -41,7 +41,9 @@ def shared_sessions() -> Sessions:
             if not isinstance(options, dict):
                 raise ValueError("RLVR_OPTIONS must be a JSON object of env and grader options")
             _sessions = Sessions(
-                os.environ.get("RLVR_PACK", "tool-worlds"), split=os.environ.get("RLVR_SPLIT") or None, **options
+                os.environ.get("RLVR_PACK", "tool-worlds"),
+                split=os.environ.get("RLVR_SPLIT") or None,
+                **options,
             )
         return _sessions
 
@@ -58,7 +60,8 @@ class AgentInstance(AgentInstanceBase):
         self.session.start(label)
         return {"observation": states["observation"]}
 
-    async def step(self, states: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    async def step(self, state_dict: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        states = state_dict
         output = run_text_turn(self.session, str(states["action_text"]))
         if not output.done:
             return {
@@ -77,7 +80,10 @@ class AgentInstance(AgentInstanceBase):
             "environment_feedback": "",
             "done": True,
             "sampling_params": states.get("sampling_params"),
-            "extra_logs": {"passed": torch.tensor(float(result.passed)), "turns": torch.tensor(float(result.turns))},
+            "extra_logs": {
+                "passed": torch.tensor(float(result.passed)),
+                "turns": torch.tensor(float(result.turns)),
+            },
         }
 
 

@@ -61,7 +61,9 @@ class RlvrTextEnv(BaseTextEnv):
         extras = dict(extras or {})
         task_id = extras.get("task_id") or (extras.get("reward_spec") or {}).get("ground_truth")
         if not isinstance(task_id, str):
-            raise ValueError("rlvr SkyRL envs need env_extras.task_id (or reward_spec.ground_truth) naming the task")
+            raise ValueError(
+                "rlvr SkyRL envs need env_extras.task_id (or reward_spec.ground_truth) naming the task"
+            )
         self.task_id = task_id
         self.session: Session = shared_sessions(pack, split, options).open()
         self.metadata: dict[str, Any] = {}
@@ -79,11 +81,21 @@ class RlvrTextEnv(BaseTextEnv):
         output = run_text_turn(self.session, action)
         if not output.done:  # the env's own budgets end the episode
             return BaseTextEnvStepOutput(
-                observations=[{"role": "user", "content": output.text}], reward=0.0, done=False, metadata={}
+                observations=[{"role": "user", "content": output.text}],
+                reward=0.0,
+                done=False,
+                metadata={},
+                postprocessed_action=None,
             )
         result = self.session.finish()
         self.metadata = {"task_id": result.task_id, "verdict": result.verdict, "disrupted": result.disrupted}
-        return BaseTextEnvStepOutput(observations=[], reward=result.reward, done=True, metadata=dict(self.metadata))
+        return BaseTextEnvStepOutput(
+            observations=[],
+            reward=result.reward,
+            done=True,
+            metadata=dict(self.metadata),
+            postprocessed_action=None,
+        )
 
     def get_metrics(self) -> dict[str, Any]:
         verdict = self.metadata.get("verdict") or {}

@@ -34,7 +34,11 @@ def tool_call_blocks(text: str) -> list[tuple[str, dict[str, Any]]] | str | None
                 arguments = json.loads(arguments)
             except (ValueError, RecursionError):
                 arguments = None
-        if not isinstance(value, dict) or not isinstance(value.get("name"), str) or not isinstance(arguments, dict):
+        if (
+            not isinstance(value, dict)
+            or not isinstance(value.get("name"), str)
+            or not isinstance(arguments, dict)
+        ):
             return f'error: tool call {index} must be {{"name": "...", "arguments": {{...}}}}'
         calls.append((value["name"], arguments))
     return calls

@@ -33,7 +33,13 @@ from rlvr.core.pack import TaskPack
 from rlvr.integrations.session import EpisodeResult, Session, Sessions
 
 RESERVED = frozenset({"reset", "get_reward"})
-_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool, "object": dict}
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "object": dict,
+}
 
 
 def _hint(schema: dict[str, Any]) -> Any:
@@ -71,7 +77,9 @@ def _tool_method(schema: dict[str, Any]) -> Callable[..., str]:
         if argument not in required:
             hint, default = Optional[hint], None  # noqa: UP045
         annotations[argument] = hint
-        signature.append(inspect.Parameter(argument, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint))
+        signature.append(
+            inspect.Parameter(argument, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+        )
         description = _one_line(str(spec.get("description") or f"the {argument.replace('_', ' ')}"))
         lines.append(f"    {argument}: {description}")
     if not properties:

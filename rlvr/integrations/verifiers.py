@@ -87,7 +87,9 @@ class RlvrEnv(vf.MultiTurnEnv):
             try:
                 arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else call.arguments
             except ValueError as exc:
-                replies.append(vf.ToolMessage(tool_call_id=call.id, content=f"error: arguments are not JSON: {exc}"))
+                replies.append(
+                    vf.ToolMessage(tool_call_id=call.id, content=f"error: arguments are not JSON: {exc}")
+                )
                 continue
             if session.done:
                 replies.append(vf.ToolMessage(tool_call_id=call.id, content="error: the episode is over"))

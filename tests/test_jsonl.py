@@ -96,7 +96,11 @@ def test_packs_validate_reports_every_hostile_line_and_exits_non_zero(tmp_path: 
 
 
 def test_packs_import_reports_every_hostile_line_and_keeps_the_good_rows(tmp_path: Path) -> None:
-    good = {"id": "mini/echo", "prompt": "Echo the input.", "program": {"tests": [{"input": "1\n", "output": "1\n"}]}}
+    good = {
+        "id": "mini/echo",
+        "prompt": "Echo the input.",
+        "program": {"tests": [{"input": "1\n", "output": "1\n"}]},
+    }
     source = write_lines(tmp_path / "rows.jsonl", [json.dumps(good).encode(), *HOSTILE.values()])
     result = run_cli("packs", "import", "--format", "jsonl", str(source), "--out", str(tmp_path / "pack"))
     assert result.returncode == 1, result.stderr

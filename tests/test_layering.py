@@ -181,3 +181,26 @@ def test_the_command_line_loads_no_model_code_until_training_starts() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "", f"the CLI loaded {out.stdout.strip()}"
+
+
+def test_grader_families_form_no_cycle() -> None:
+    """A family may build on another (repo on code's type layer, proof on math's worker), never both
+    ways: the math worker names no other family's op (the proof grader hands it its own). The nodes are
+    the family packages and the flat modules beside them, except `base`: it is the registry, naming
+    every family by string so `make_grader` finds it, and every family implements its `Grader`."""
+    graders = ROOT / "graders"
+    units = {p.name: p for p in graders.iterdir() if (p / "__init__.py").is_file()}
+    units |= {p.stem: p for p in graders.glob("*.py") if p.stem not in ("__init__", "base")}
+    edges: dict[str, set[str]] = {unit: set() for unit in units}
+    for unit, where in units.items():
+        for path in where.rglob("*.py") if where.is_dir() else [where]:
+            for _, module in _imports(path):
+                parts = module.split(".")
+                if parts[:2] == ["rlvr", "graders"] and len(parts) > 2 and parts[2] in set(units) - {unit}:
+                    edges[unit].add(parts[2])
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(n == goal or (n not in seen and reaches(n, goal, seen | {n})) for n in edges[start])
+
+    cycles = sorted(f"{a} <-> {b}" for a in units for b in edges[a] if reaches(b, a, {b}))
+    assert not cycles, f"grader packages import each other: {cycles}"

@@ -60,7 +60,7 @@ class ProofGrader(Grader):
         # the outcome is the gated layer; the process score is a soft component beside it
         self.weights = normalized_weights(self.options.weights, DEFAULT_WEIGHTS, ("outcome",))
         self.timeout = float(self.options.timeout or DEFAULT_TIMEOUT)
-        self._worker = SympyWorker()
+        self._worker = SympyWorker(handlers={"proof": "rlvr.graders.proof.check:check_proof_request"})
         self._cache = VerdictCache()
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:

@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium as gym
 
 from rlvr.core.pack import TaskPack
-from rlvr.core.types import Task, Verdict
+from rlvr.core.types import Task, grader_fault
 from rlvr.envs.agent import UNFINISHED_FLAG, function_schema, tool_calls_action
 from rlvr.envs.families import FamilyTextEnv
 from rlvr.graders.repo.episode import TOOL_SCHEMAS, Budgets, RepoEpisode
@@ -39,8 +39,9 @@ TOOL_DESCRIPTIONS = {
 
 
 def _parameter_schema(description: str) -> tuple[dict[str, Any], bool]:
-    """A JSON Schema for one argument of the episode's informal tool table, and whether it is required."""
-    kind = description.split(" ", 1)[0]
+    """A JSON Schema for one argument of the episode's informal tool table (`"int (optional): ..."`: the
+    leading word names a non-string type), and whether it is required."""
+    kind = description.split(" ", 1)[0].rstrip(":,")
     types = {"int": "integer", "bool": "boolean", "list": "array"}
     schema: dict[str, Any] = {"type": types.get(kind, "string"), "description": description}
     if schema["type"] == "array":
@@ -155,9 +156,7 @@ class RepoEnv(FamilyTextEnv):
         except Exception as exc:  # the episode promises not to raise; if it does, end with a flagged verdict
             self.episode.done = True
             observation = ""
-            verdict = Verdict.failure(
-                self.task.id, f"episode fault: {type(exc).__name__}: {exc}", fault="grader"
-            )
+            verdict = grader_fault(self.task.id, exc, where="episode")
         self.turn = self.episode.turns
         info: dict[str, Any] = {"task": self.task.public(), "turn": self.turn}
         if verdict is None:
@@ -194,9 +193,7 @@ class RepoEnv(FamilyTextEnv):
             try:
                 verdict = self.episode.grade(self.task, dict(self.episode.workspace.files))
             except Exception as exc:  # the grader promises not to raise; if it does, flag it
-                verdict = Verdict.failure(
-                    self.task.id, f"episode fault: {type(exc).__name__}: {exc}", fault="grader"
-                )
+                verdict = grader_fault(self.task.id, exc, where="episode")
             self.episode.done = True
             self.episode.verdict = verdict
             verdict.flags = sorted({*verdict.flags, UNFINISHED_FLAG})

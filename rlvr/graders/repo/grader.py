@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr.core.flags import denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
@@ -36,6 +37,7 @@ from rlvr.graders.code.evasions import type_check_evasions
 from rlvr.graders.code.perf import ops_score
 from rlvr.graders.code.syntax import analyze
 from rlvr.graders.compose import gated_reward, normalized_weights
+from rlvr.graders.repo.checks import TaskChecks, agrees, derived_checks, progress, visible_words
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
@@ -71,6 +73,20 @@ def _refused(value: Any, depth: int = 0) -> bool:
     if isinstance(value, list):
         return any(_refused(v, depth + 1) for v in value)
     return False
+
+
+def _visible_for(scenario: dict[str, Any], visible: frozenset[str]) -> frozenset[str]:
+    """Derived domain checks compare exceptions as raised or not (their inputs are ours, not the
+    task's: which exception the reference raises there was never shown)."""
+    return frozenset() if scenario.get("derived") in ("call-domain", "cli-domain") else visible
+
+
+def _check_label(scenario: dict[str, Any]) -> str:
+    derived = scenario.get("derived")
+    if derived == "api-surface":
+        return f"{scenario.get('target')} must no longer exist"
+    label = f"{scenario.get('kind')} {scenario.get('target')}"
+    return f"{label}, {derived}" if derived else label
 
 
 def _is_test(path: str) -> bool:
@@ -150,7 +166,7 @@ class RepoGrader(Grader):
         self._sandbox: WorkerPool | None = None
         self._owns_sandbox = False
         self._types: RepoTypeChecker | None = None
-        self._reference: dict[str, list[Any]] = {}
+        self._reference: dict[str, TaskChecks] = {}
         self._reference_perf: dict[str, list[PerfMeasure]] = {}
         self._lock = threading.Lock()
         self._types_pool: ThreadPoolExecutor | None = None
@@ -191,25 +207,61 @@ class RepoGrader(Grader):
         return run_ops(self.sandbox, files, ops, timeout or self.timeout)
 
     def scenarios(self, task: Task) -> list[dict[str, Any]]:
-        """The task's hidden scenarios: its listed ones, then those hypothesis generates from its
-        declared input domains (deterministic; computed here, in the trusted process)."""
-        return list(task.hidden.get("scenarios") or []) + domain_scenarios(
+        """The task's hidden scenarios: its listed ones, those hypothesis generates from its declared
+        input domains, then the checks derived from both and from the task's states (see checks.py);
+        deterministic, computed here in the trusted process."""
+        listed = list(task.hidden.get("scenarios") or []) + domain_scenarios(
             list(task.hidden.get("domains") or [])
         )
+        return listed + derived_checks(listed, task.hidden["base"], task.hidden["reference"])
 
-    def reference_outcomes(self, task: Task) -> list[Any]:
+    def checks(self, task: Task) -> TaskChecks:
+        """The task's hidden checks with the reference's outcomes and those the base state fails, run
+        once per task (reference and base in two sandbox children at the same time). A derived check the
+        reference itself does not finish is dropped; a listed one is a fault of the task."""
         cached = self._reference.get(task.id)
         if cached is not None:
             return cached
         scenarios = self.scenarios(task)
-        result = self.run(task.hidden["reference"], [("scenario", s) for s in scenarios])
-        values = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
-        if result.status != "ok" or any(v is None for v in values):
+        ops = [("scenario", s) for s in scenarios]
+        reference, base = self.sandbox.run_many(
+            [
+                ops_job(task.hidden["reference"], ops, self.timeout),
+                ops_job(task.hidden["base"], ops + [("tests", {"paths": None})], self.timeout),
+            ]
+        )
+        values = [o.value if o is not None and o.ok else None for o in reference.outcomes[1:]]
+        values += [None] * (len(scenarios) - len(values))
+        listed = [i for i, s in enumerate(scenarios) if "derived" not in s]
+        if (
+            reference.status != "ok"
+            and reference.status != "timeout"
+            or any(values[i] is None for i in listed)
+        ):
             raise ReferenceFault(
-                f"reference state of {task.id} failed its scenarios: {result.status} {result.detail}"
+                f"reference state of {task.id} failed its scenarios: {reference.status} {reference.detail}"
             )
-        self._reference[task.id] = values
-        return values
+        kept = [i for i, value in enumerate(values) if value is not None]
+        base_values = [o.value if o is not None and o.ok else None for o in base.outcomes[1:]]
+        base_values += [None] * (len(scenarios) + 1 - len(base_values))
+        visible = visible_words(task.prompt, task.hidden["base"])
+        chosen = [scenarios[i] for i in kept]
+        discriminating = frozenset(
+            position
+            for position, i in enumerate(kept)
+            if not agrees(values[i], base_values[i], _visible_for(scenarios[i], visible))
+        )
+        tests = base_values[len(scenarios)]
+        base_visible = (
+            tests.get("failed") == 0 if isinstance(tests, dict) and tests.get("passed", 0) else None
+        )
+        checks = TaskChecks(chosen, [values[i] for i in kept], discriminating, base_visible, visible)
+        self._reference[task.id] = checks
+        return checks
+
+    def reference_outcomes(self, task: Task) -> list[Any]:
+        """The reference's outcome of every hidden check (`checks(task).scenarios`), in order."""
+        return self.checks(task).expected
 
     def reference_perf(self, task: Task) -> list[PerfMeasure]:
         """The task's perf scenarios measured on the reference state (once per task)."""
@@ -325,7 +377,8 @@ class RepoGrader(Grader):
             components["types"] = component
             flags += type_flags
             feedback += type_feedback
-        result, expected, scenarios, timings["behaviour"] = behaviour
+        result, checks, timings["behaviour"] = behaviour
+        expected, scenarios = checks.expected, checks.scenarios
         if result.sandbox_error or result.status == "load_error":
             return Verdict.failure(
                 task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox"
@@ -333,19 +386,26 @@ class RepoGrader(Grader):
         flags += result.flags
         if result.status != "ok":
             flags.append(f"{result.status}:behaviour")
-        if any(o is not None and o.ok and _refused(o.value) for o in result.outcomes[1:]):
+        denied = list(result.denied) + (list(perf_result.denied) if perf_result is not None else [])
+        flags += [denied_flag(op) for op in denied]
+        if not denied and any(o is not None and o.ok and _refused(o.value) for o in result.outcomes[1:]):
             flags.append("sandbox:denied")
-        matched = 0
+        if denied:  # what was refused, by operation name only (nothing hidden)
+            feedback.insert(0, denial_feedback(denied))
+        matches: list[bool] = []
         for index, (scenario, want) in enumerate(zip(scenarios, expected, strict=True)):
-            outcome = result.outcomes[index + 1]
-            if outcome is not None and outcome.ok and same_value(want, outcome.value):
-                matched += 1
-            elif len(feedback) < MAX_FEEDBACK_ITEMS:
-                feedback.append(
-                    f"hidden check {index + 1} ({scenario.get('kind')} {scenario.get('target')}) differs"
-                )
+            outcome = result.outcomes[index + 1] if index + 1 < len(result.outcomes) else None
+            got = outcome.value if outcome is not None and outcome.ok else None
+            matches.append(agrees(want, got, _visible_for(scenario, checks.visible)))
+            if not matches[-1] and len(feedback) < MAX_FEEDBACK_ITEMS:
+                feedback.append(f"hidden check {index + 1} ({_check_label(scenario)}) differs")
+        share, kept = progress(checks, matches)
+        fraction = share * kept
         components["behaviour"] = Component(
-            matched / len(scenarios) if scenarios else 0.0, 1.0, f"{matched}/{len(scenarios)}"
+            fraction if matches else 0.0,
+            1.0,
+            f"{sum(matches)}/{len(matches)}; {sum(matches[i] for i in checks.discriminating)}/"
+            f"{len(checks.discriminating)} of those the base state fails",
         )
         weights = self.weights_without_perf
         if perf_result is None:
@@ -363,10 +423,17 @@ class RepoGrader(Grader):
                 feedback.append(f"slower than the reference ({component.detail})")
         scores = {name: c.fraction for name, c in components.items()}
         reward, failed = gated_reward(scores, weights, REPO_GATES)
+        if "behaviour" in failed:
+            # progress is paid only for hidden checks the base state fails: a no-op earns nothing,
+            # whatever the share of the checks it already passes
+            reward *= components["behaviour"].fraction
         tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
         visible_passed = None
         if tests is not None and tests.ok and isinstance(tests.value, dict) and tests.value.get("passed", 0):
             visible_passed = tests.value.get("failed") == 0
+        if visible_passed and "behaviour" in failed and checks.base_visible_passed is False and changed:
+            # the edit made the visible tests pass and still fails hidden checks: fitted to what it saw
+            flags.append("special_cases_visible")
         return Verdict(
             task_id=task.id,
             reward=reward,
@@ -405,12 +472,12 @@ class RepoGrader(Grader):
 
     def _behaviour(
         self, task: Task, files: dict[str, str]
-    ) -> tuple[tuple[ExecResult, list[Any], list[dict[str, Any]], float], ExecResult | None]:
+    ) -> tuple[tuple[ExecResult, TaskChecks, float], ExecResult | None]:
         """The hidden scenarios (then the visible tests) run on `files` in one sandbox child; the
         perf scenarios, if any, in another (traced) child at the same time."""
         started = time.perf_counter()
-        expected = self.reference_outcomes(task)
-        scenarios = self.scenarios(task)
+        checks = self.checks(task)
+        scenarios = checks.scenarios
         perf = list(task.hidden.get("perf") or [])
         if perf:
             self.reference_perf(task)
@@ -424,7 +491,7 @@ class RepoGrader(Grader):
         else:
             traced = ops_job(files, perf_ops(perf), self.timeout, trace=True)
             result, perf_result = self.sandbox.run_many([job, traced])
-        return (result, expected, scenarios, time.perf_counter() - started), perf_result
+        return (result, checks, time.perf_counter() - started), perf_result
 
     def close(self) -> None:
         with self._lock:

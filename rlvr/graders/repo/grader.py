@@ -58,6 +58,17 @@ DEFAULT_TIMEOUT = 10.0
 MAX_FEEDBACK_ITEMS = 3
 
 
+def repo_reward(scores: dict[str, float], weights: dict[str, float]) -> tuple[float, list[str]]:
+    """(reward, failed gates): the gated composition, and while the behaviour gate fails the reward is
+    scaled by the behaviour score (progress on the checks the base state fails, times the share of the
+    others still passed), so a no-op earns nothing for the many checks it already passes and a state
+    that fails hidden checks scores below the same state passing them."""
+    reward, failed = gated_reward(scores, weights, REPO_GATES)
+    if "behaviour" in failed:
+        reward *= min(1.0, max(0.0, float(scores.get("behaviour", 0.0))))
+    return reward, failed
+
+
 class ReferenceFault(RuntimeError):
     """The task's reference state could not be run: a fault of the pack, not of the candidate."""
 
@@ -344,7 +355,7 @@ class RepoGrader(Grader):
         timings["syntax"] = time.perf_counter() - started
         if syntax_problems:
             components["syntax"] = Component(0.0, 1.0, "; ".join(syntax_problems[:3]))
-            reward, failed = gated_reward({"patch": 1.0}, self.weights, REPO_GATES)
+            reward, failed = repo_reward({"patch": 1.0}, self.weights)
             return Verdict(
                 task_id=task.id,
                 reward=reward,
@@ -422,11 +433,7 @@ class RepoGrader(Grader):
             if component.fraction < 1.0 and len(feedback) < MAX_FEEDBACK_ITEMS:
                 feedback.append(f"slower than the reference ({component.detail})")
         scores = {name: c.fraction for name, c in components.items()}
-        reward, failed = gated_reward(scores, weights, REPO_GATES)
-        if "behaviour" in failed:
-            # progress is paid only for hidden checks the base state fails: a no-op earns nothing,
-            # whatever the share of the checks it already passes
-            reward *= components["behaviour"].fraction
+        reward, failed = repo_reward(scores, weights)
         tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
         visible_passed = None
         if tests is not None and tests.ok and isinstance(tests.value, dict) and tests.value.get("passed", 0):

@@ -64,6 +64,8 @@ def repo_reward(scores: dict[str, float], weights: dict[str, float]) -> tuple[fl
     others still passed), so a no-op earns nothing for the many checks it already passes and a state
     that fails hidden checks scores below the same state passing them."""
     reward, failed = gated_reward(scores, weights, REPO_GATES)
+    if all(scores.get(name, 0.0) >= 1.0 for name, weight in weights.items() if weight > 0):
+        return 1.0, failed  # every component full: exactly 1.0, not a rounded sum of weights
     if "behaviour" in failed:
         reward *= min(1.0, max(0.0, float(scores.get("behaviour", 0.0))))
     return reward, failed

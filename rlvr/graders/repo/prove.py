@@ -14,6 +14,7 @@ For every task, in the sandbox and through the repo grader itself:
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -75,14 +76,15 @@ def _invisible_text(grader: RepoGrader, task: Task) -> list[str]:
     lowered = {word.lower() for word in checks.visible}
     found: list[str] = []
     for index in sorted(checks.discriminating):
+        scenario = checks.scenarios[index]
+        given = {word.lower() for word in TEXT_WORD.findall(json.dumps(scenario))}  # the check's own input
         words = {
             word
             for text in _strings(checks.expected[index])
             for word in TEXT_WORD.findall(text)
-            if word.lower() not in lowered
+            if word.lower() not in lowered and word.lower() not in given
         }
         if words:
-            scenario = checks.scenarios[index]
             found.append(
                 f"hidden check {index + 1} ({scenario.get('kind')} {scenario.get('target')}) expects text the "
                 f"agent cannot read anywhere: {', '.join(sorted(words)[:5])}"

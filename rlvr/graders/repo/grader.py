@@ -266,7 +266,9 @@ class RepoGrader(Grader):
         )
         tests = base_values[len(scenarios)]
         base_visible = (
-            tests.get("failed") == 0 if isinstance(tests, dict) and tests.get("passed", 0) else None
+            tests.get("failed") == 0
+            if isinstance(tests, dict) and (tests.get("passed") or tests.get("failed"))
+            else None
         )
         checks = TaskChecks(chosen, [values[i] for i in kept], discriminating, base_visible, visible)
         self._reference[task.id] = checks

@@ -236,6 +236,7 @@ def outcome(function, args=(), kwargs=None):
     changed its arguments in place (an effect the caller sees, compared like the value)."""
     kwargs = kwargs or {}
     before = snapshot(args, kwargs)
+    result: dict[str, typing.Any]
     try:
         result = {"value": CONVERT[0](function(*args, **kwargs))}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything

@@ -33,7 +33,6 @@ from rlvr.core.flags import denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.graders.code.evasions import type_check_evasions
 from rlvr.graders.code.perf import ops_score
 from rlvr.graders.code.syntax import analyze
 from rlvr.graders.compose import gated_reward, normalized_weights
@@ -41,7 +40,8 @@ from rlvr.graders.repo.checks import TaskChecks, agrees, derived_checks, progres
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
-from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker, is_builtins_override
+from rlvr.graders.repo.type_rules import charged_report, introduced_evasions, reference_kinds
+from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool
 from rlvr.specs.repo_domains import domain_scenarios
@@ -180,6 +180,7 @@ class RepoGrader(Grader):
         self._owns_sandbox = False
         self._types: RepoTypeChecker | None = None
         self._reference: dict[str, TaskChecks] = {}
+        self._allowed_kinds: dict[str, frozenset[str]] = {}
         self._reference_perf: dict[str, list[PerfMeasure]] = {}
         self._lock = threading.Lock()
         self._types_pool: ThreadPoolExecutor | None = None
@@ -348,14 +349,11 @@ class RepoGrader(Grader):
 
         started = time.perf_counter()
         syntax_problems = []
-        evasions = 0
         for path in changed:
             if path.endswith(".py") and path in files:
                 report = analyze(files[path])
                 if not report.ok:
                     syntax_problems.append(f"{path}:{report.line or '?'}: {report.message}")
-                else:
-                    evasions += len(type_check_evasions(files[path])) + int(is_builtins_override(path))
         timings["syntax"] = time.perf_counter() - started
         if syntax_problems:
             components["syntax"] = Component(0.0, 1.0, "; ".join(syntax_problems[:3]))
@@ -374,7 +372,7 @@ class RepoGrader(Grader):
         # independent: they run at the same time, so a submit costs the slower of the two.
         feedback: list[str] = []
         typing = (
-            self.types_pool.submit(self._type_gate, task, base, files, evasions)
+            self.types_pool.submit(self._type_gate, task, base, files, changed)
             if self.options.types
             else None
         )
@@ -458,9 +456,10 @@ class RepoGrader(Grader):
         )
 
     def _type_gate(
-        self, task: Task, base: dict[str, str], files: dict[str, str], evasions: int
+        self, task: Task, base: dict[str, str], files: dict[str, str], changed: list[str]
     ) -> tuple[Component, list[str], list[str], str | None, float]:
-        """(types component, flags, feedback, grader fault or None, seconds) of whole-repo pyright."""
+        """(types component, flags, feedback, grader fault or None, seconds) of whole-repo pyright and
+        the evasions the changed files add, charged by the rules of `type_rules`."""
         started = time.perf_counter()
         base_report = self.type_checker.check(base)
         if base_report.failure is not None:
@@ -476,8 +475,14 @@ class RepoGrader(Grader):
             return component, [f"{report.failure}:types"], [], None, seconds
         if report.failure is not None:
             return Component(0.0, 1.0), [], [], f"pyright failed: {report.failure}", seconds
-        introduced = report.count_introduced_over(base_report) + evasions
-        detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
+        allowed = self._allowed_kinds.get(task.id)
+        if allowed is None:
+            allowed = self._allowed_kinds[task.id] = reference_kinds(task.hidden["reference"])
+        evasions = introduced_evasions(base, files, allowed, changed)
+        charged, base_charged = charged_report(report, files), charged_report(base_report, base)
+        named = charged.introduced_over(base_charged) + [str(e) for e in evasions]
+        introduced = charged.count_introduced_over(base_charged) + len(evasions)
+        detail = "; ".join(named[:MAX_FEEDBACK_ITEMS])
         feedback = [f"{introduced} type error(s) introduced: {detail}"] if introduced else []
         return Component(1.0 / (1.0 + introduced), 1.0, detail), [], feedback, None, seconds
 

@@ -80,6 +80,7 @@ class RepoTypeReport:
 
     errors: Counter[tuple[str, str]] = field(default_factory=Counter)
     lines: dict[tuple[str, str], int] = field(default_factory=dict)
+    where: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # every line of each error
     failure: str | None = None
 
     def introduced_over(self, base: RepoTypeReport) -> list[str]:
@@ -217,6 +218,7 @@ def _report(diagnostics: list[RepoDiagnostic]) -> RepoTypeReport:
         key = (path, _first_line(message))
         report.errors[key] += 1
         report.lines.setdefault(key, line)
+        report.where.setdefault(key, []).append(line)
     return report
 
 
@@ -241,6 +243,8 @@ def _parse(stdout: bytes, root: Path, returncode: int) -> RepoTypeReport:
         except ValueError:
             continue
         key = (path, _first_line(str(item.get("message", ""))))
+        line = int(item.get("range", {}).get("start", {}).get("line", 0)) + 1
         report.errors[key] += 1
-        report.lines.setdefault(key, int(item.get("range", {}).get("start", {}).get("line", 0)) + 1)
+        report.lines.setdefault(key, line)
+        report.where.setdefault(key, []).append(line)
     return report

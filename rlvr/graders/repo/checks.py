@@ -12,7 +12,9 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
   upper case (normalisation neither added nor dropped).
 - **API surface**: every top-level name of a base module that the reference removed (a rename, a
   dropped alias) is an `absent` check: the name must not resolve in the candidate.
-- **Migrations twice**: every sqlite scenario again with the migration run twice on one database.
+- **Migrations twice and from a later version**: every sqlite scenario again with the migration run
+  twice on one database, and on its database marked as already past every version
+  (`PRAGMA user_version = 1000`): a migration that ignores the schema version differs there.
 
 Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it, except that an
 exception whose type name the agent cannot see (it appears neither in the issue text nor anywhere in
@@ -37,6 +39,7 @@ MAX_DERIVED_CHECKS = 120
 UNKNOWN_FLAG = "--rlvr-unknown-option"
 EXTRA_ARGUMENT = "rlvr-extra-argument"
 ANY_EXCEPTION = "<an exception>"
+FUTURE_VERSION = "PRAGMA user_version = 1000"
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
@@ -111,6 +114,8 @@ def _value_variants(value: Any) -> list[Any]:
         return [value - 1, value + 1, 0]
     if isinstance(value, str) and value:
         return [f"  {value}  ", value.upper()]
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return [[f" {item} " for item in value], [item.upper() for item in value]]
     return []
 
 
@@ -139,8 +144,12 @@ def derived_checks(
         {"kind": "absent", "target": target, "derived": "api-surface"}
         for target in removed_names(base, reference)
     ]
+    migrations = [s for s in scenarios if s.get("kind") == "sqlite"]
+    ordered += [{**s, "repeat": 2, "derived": "migration-twice"} for s in migrations]
+    # a database already past every known version: a migration that reads the version leaves it be
     ordered += [
-        {**s, "repeat": 2, "derived": "migration-twice"} for s in scenarios if s.get("kind") == "sqlite"
+        {**s, "seed_sql": [*s.get("seed_sql", []), FUTURE_VERSION], "derived": "migration-future"}
+        for s in migrations
     ]
     domain: list[dict[str, Any]] = []
     for scenario in scenarios:

@@ -321,8 +321,9 @@ def run_scenario(scenario):
 
 def run_cli(scenario):
     captured = Capture()
-    saved = sys.stdout
+    saved, saved_error = sys.stdout, sys.stderr
     sys.stdout = captured
+    sys.stderr = Capture()  # usage lines and argparse errors: kept from the file, never compared
     try:
         status = resolve(scenario["target"])(list(scenario.get("argv", [])))
         status = status if isinstance(status, int) else 0
@@ -331,7 +332,7 @@ def run_cli(scenario):
     except BaseException as exc:  # noqa: BLE001
         status = "raises " + type(exc).__name__
     finally:
-        sys.stdout = saved
+        sys.stdout, sys.stderr = saved, saved_error
     return {"stdout": captured.getvalue(), "exit": status}
 
 

@@ -36,7 +36,7 @@ from rlvr.graders.base import Grader
 from rlvr.graders.code.perf import ops_score
 from rlvr.graders.code.syntax import analyze
 from rlvr.graders.compose import gated_reward, normalized_weights
-from rlvr.graders.repo.checks import TaskChecks, agrees, derived_checks, progress, visible_words
+from rlvr.graders.repo.checks import TaskChecks, agrees, derived_checks, is_test_path, progress, visible_words
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
@@ -103,8 +103,7 @@ def _check_label(scenario: dict[str, Any]) -> str:
 
 
 def _is_test(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return path.startswith("tests/") or name == "conftest.py" or name.startswith("test_")
+    return is_test_path(path)
 
 
 def protected_patterns(task: Task) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from rlvr.graders.repo.runner import ops_job
 NOOP = "no-op"
 TEXT_WORD = re.compile(r"[A-Za-z]{4,}")
 MAX_WARNINGS_PER_TASK = 3
+OUTCOME_WORDS = frozenset({"raises", "value", "exit", "stdout"})  # the outcome format's own words
 
 
 class _Tasks(TaskPack):
@@ -73,7 +74,8 @@ def _strings(value: Any, depth: int = 0) -> list[str]:
 def _invisible_text(grader: RepoGrader, task: Task) -> list[str]:
     """Warnings: checks the base state fails whose expected text has words the agent cannot read."""
     checks = grader.checks(task)
-    lowered = {word.lower() for word in checks.visible}
+    lowered = {part.lower() for word in checks.visible for part in (word, *word.split("_"))}
+    lowered |= OUTCOME_WORDS
     found: list[str] = []
     for index in sorted(checks.discriminating):
         scenario = checks.scenarios[index]

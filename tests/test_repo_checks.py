@@ -187,3 +187,8 @@ def test_a_test_module_inside_the_package_is_a_protected_edit(grader: RepoGrader
         TASK, _state(REFERENCE, **{"shop/test_core.py": "def test() -> None:\n    pass\n"})
     )
     assert verdict.reward == 0.0 and "protected_path_edit" in verdict.flags and "test_tamper" in verdict.flags
+
+
+def test_names_added_outside_the_reference_are_reported(grader: RepoGrader) -> None:
+    verdict = grader.grade_state(TASK, _state(REFERENCE + "\n\ndef helper() -> int:\n    return 1\n"))
+    assert verdict.passed and "shop.core:helper" in verdict.components["patch"].detail

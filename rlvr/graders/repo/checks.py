@@ -97,6 +97,21 @@ def removed_names(base: dict[str, str], reference: dict[str, str]) -> list[str]:
     return targets
 
 
+def added_names(
+    base: dict[str, str], reference: dict[str, str], files: dict[str, str], changed: list[str]
+) -> list[str]:
+    """Top-level public names (`module:name`) a changed module of `files` defines that neither the base
+    nor the reference state defines there: API surface the task did not ask for (reported, not scored)."""
+    found: list[str] = []
+    for path in changed:
+        module = _module_of(path)
+        if module is None or is_test_path(path) or path not in files:
+            continue
+        known = top_level_names(base.get(path, "")) | top_level_names(reference.get(path, ""))
+        found += [f"{module}:{name}" for name in sorted(top_level_names(files[path]) - known)]
+    return found
+
+
 def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     argv = list(scenario.get("argv") or [])
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]

@@ -36,7 +36,15 @@ from rlvr.graders.base import Grader
 from rlvr.graders.code.perf import ops_score
 from rlvr.graders.code.syntax import analyze
 from rlvr.graders.compose import gated_reward, normalized_weights
-from rlvr.graders.repo.checks import TaskChecks, agrees, derived_checks, is_test_path, progress, visible_words
+from rlvr.graders.repo.checks import (
+    TaskChecks,
+    added_names,
+    agrees,
+    derived_checks,
+    is_test_path,
+    progress,
+    visible_words,
+)
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
@@ -344,7 +352,13 @@ class RepoGrader(Grader):
                 flags=["protected_path_edit"]
                 + (["test_tamper"] if any(_is_test(p) for p in protected) else []),
             )
-        components["patch"] = Component(1.0, 1.0, f"{len(changed)} file(s) changed")
+        extra = added_names(base, task.hidden["reference"], files, changed)
+        components["patch"] = Component(
+            1.0,
+            1.0,
+            f"{len(changed)} file(s) changed"
+            + (f"; adds names the reference does not have: {', '.join(extra[:5])}" if extra else ""),
+        )
 
         started = time.perf_counter()
         syntax_problems = []

@@ -53,12 +53,15 @@ def checked(cents: int) -> int:
         fail("negative")
     return cents
 '''
-HIDDEN = IDIOMS + '''
+HIDDEN = (
+    IDIOMS
+    + """
 
 def hidden(cents: int) -> int:
     fail("always")
     return cents + "text"
-'''
+"""
+)
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 import rlvr  # noqa: F401
 from rlvr.graders.base import make_grader
+from rlvr.graders.repo.grader import RepoGrader
 from rlvr.task_packs.registry import load_pack
 
 DATA = Path(__file__).parent / "data" / "repo_judge_fixes.json"
@@ -45,6 +46,7 @@ def main() -> int:
     fixes = json.loads(DATA.read_text())
     pack = load_pack("repo-tasks")
     grader = make_grader(pack, jobs=2)
+    assert isinstance(grader, RepoGrader)
     rows = []
     try:
         for fix in tqdm(fixes, desc=args.label, file=sys.stderr):

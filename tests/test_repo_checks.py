@@ -192,3 +192,13 @@ def test_a_test_module_inside_the_package_is_a_protected_edit(grader: RepoGrader
 def test_names_added_outside_the_reference_are_reported(grader: RepoGrader) -> None:
     verdict = grader.grade_state(TASK, _state(REFERENCE + "\n\ndef helper() -> int:\n    return 1\n"))
     assert verdict.passed and "shop.core:helper" in verdict.components["patch"].detail
+
+
+def test_touched_functions_are_called_over_their_annotated_domain() -> None:
+    from rlvr.graders.repo.checks import annotation_checks
+
+    calls = annotation_checks(TASK.hidden["base"], TASK.hidden["reference"])
+    targets = {call["target"] for call in calls}
+    # tidy changed (list[str]); total is new (list[int]); untouched functions are not called
+    assert targets == {"shop.core:tidy", "shop.core:total"}
+    assert any(c["args"] == [["b", "a", "b"]] for c in calls if c["target"] == "shop.core:tidy")

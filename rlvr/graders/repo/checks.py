@@ -6,6 +6,8 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **CLI domain**: every command line a scenario runs, again with an unknown flag, an extra argument
   and its last argument dropped (a command that accepts what the reference rejects, or the reverse,
   differs in exit status or output).
+- **Annotated domain**: every public function the reference changes, called over values its parameters'
+  annotations admit (`int`, `str`, `bool`, `float`, `list[int]`, `list[str]`: boundaries and ordinary values).
 - **Call domain**: every call a scenario makes, again with one argument more and one fewer (arity),
   each argument replaced by None (what the reference rejects must still be rejected: errors are not
   swallowed), integers at n - 1, n + 1 and 0 (boundaries) and strings padded with spaces and in
@@ -28,6 +30,7 @@ it fails measure progress, so a no-op earns nothing for the many checks it alrea
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -112,6 +115,73 @@ def added_names(
     return found
 
 
+ANNOTATION_VALUES: dict[str, list[Any]] = {
+    "int": [0, 1, -1, 7, 100],
+    "str": ["", "a", " Hello World "],
+    "bool": [True, False],
+    "float": [0.0, 1.5, -2.25],
+    "list[int]": [[], [3, 1, 2]],
+    "list[str]": [[], ["b", "a", "b"]],
+}
+MAX_ANNOTATION_CALLS = 12  # per function
+
+
+def _parameter_values(function: ast.FunctionDef) -> list[list[Any]] | None:
+    """Values for each parameter from its annotation, or None if one is not a kind we generate."""
+    arguments = function.args
+    if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
+        return None
+    values: list[list[Any]] = []
+    for argument in arguments.args:
+        annotation = ast.unparse(argument.annotation) if argument.annotation is not None else None
+        if annotation not in ANNOTATION_VALUES:
+            return None
+        values.append(ANNOTATION_VALUES[annotation])
+    return values if values else None
+
+
+def touched_functions(base: dict[str, str], reference: dict[str, str]) -> list[tuple[str, ast.FunctionDef]]:
+    """(module, function) for every public top-level function the reference defines differently from
+    the base state (or newly): the functions the task touches."""
+    found: list[tuple[str, ast.FunctionDef]] = []
+    for path in sorted(reference):
+        module = _module_of(path)
+        if module is None or is_test_path(path) or base.get(path) == reference[path]:
+            continue
+        try:
+            after, before = ast.parse(reference[path]), ast.parse(base.get(path, ""))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        old = {n.name: ast.dump(n) for n in before.body if isinstance(n, ast.FunctionDef)}
+        for node in after.body:
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+                if old.get(node.name) != ast.dump(node):
+                    found.append((module, node))
+    return found
+
+
+def annotation_checks(base: dict[str, str], reference: dict[str, str]) -> list[dict[str, Any]]:
+    """Calls of every touched function over values its parameters' annotations admit (boundaries and
+    ordinary values), at most MAX_ANNOTATION_CALLS per function, spread over the combinations."""
+    checks: list[dict[str, Any]] = []
+    for module, function in touched_functions(base, reference):
+        values = _parameter_values(function)
+        if values is None:
+            continue
+        combinations = list(itertools.product(*values))
+        step = max(1, len(combinations) // MAX_ANNOTATION_CALLS)
+        for args in combinations[::step][:MAX_ANNOTATION_CALLS]:
+            checks.append(
+                {
+                    "kind": "call",
+                    "target": f"{module}:{function.name}",
+                    "args": list(args),
+                    "derived": "call-domain",
+                }
+            )
+    return checks
+
+
 def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     argv = list(scenario.get("argv") or [])
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]
@@ -166,7 +236,7 @@ def derived_checks(
         {**s, "seed_sql": [*s.get("seed_sql", []), FUTURE_VERSION], "derived": "migration-future"}
         for s in migrations
     ]
-    domain: list[dict[str, Any]] = []
+    domain: list[dict[str, Any]] = annotation_checks(base, reference)
     for scenario in scenarios:
         if scenario.get("generated"):
             continue

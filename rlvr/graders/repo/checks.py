@@ -302,6 +302,7 @@ class TaskChecks:
     discriminating: frozenset[int]
     base_visible_passed: bool | None
     visible: frozenset[str]
+    reference_denied: frozenset[str] = frozenset()  # operations the reference's or base's runs were refused
 
 
 def progress(checks: TaskChecks, matched: list[bool]) -> tuple[float, float]:

@@ -278,7 +278,14 @@ class RepoGrader(Grader):
             if isinstance(tests, dict) and (tests.get("passed") or tests.get("failed"))
             else None
         )
-        checks = TaskChecks(chosen, [values[i] for i in kept], discriminating, base_visible, visible)
+        checks = TaskChecks(
+            chosen,
+            [values[i] for i in kept],
+            discriminating,
+            base_visible,
+            visible,
+            frozenset(reference.denied) | frozenset(base.denied),
+        )
         self._reference[task.id] = checks
         return checks
 
@@ -412,7 +419,13 @@ class RepoGrader(Grader):
         flags += result.flags
         if result.status != "ok":
             flags.append(f"{result.status}:behaviour")
-        denied = list(result.denied) + (list(perf_result.denied) if perf_result is not None else [])
+        # an operation the reference or the base state is refused too (on these checks, or in the visible
+        # tests) is the task's doing, not the candidate's
+        denied = [
+            op
+            for op in dict.fromkeys(list(result.denied) + (list(perf_result.denied) if perf_result else []))
+            if op not in checks.reference_denied
+        ]
         flags += [denied_flag(op) for op in denied]
         if not denied and any(o is not None and o.ok and _refused(o.value) for o in result.outcomes[1:]):
             flags.append("sandbox:denied")

@@ -12,7 +12,11 @@ from types import SimpleNamespace
 
 import pytest
 
-pytest.importorskip("openrlhf.utils.agent")
+pytest.importorskip(
+    "openrlhf.utils.agent",
+    reason="openrlhf is not installed: its wheel needs CUDA builds (flash-attn fails: No module named torch);"
+    " install it with pip install --no-deps openrlhf pylatexenc to run this test",
+)
 
 from openrlhf.utils.agent import AgentExecutorBase  # noqa: E402
 

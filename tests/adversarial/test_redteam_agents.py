@@ -259,3 +259,78 @@ def test_honest_repo_episode_over_the_server_still_scores(repo_app):
     assert final.done and final.reward is not None and final.verdict is not None
     assert final.verdict["error"] is None
     environment.close()
+
+
+# ------------------------------------------------------------------ make_reward_func: replayed tool-call completions
+
+
+def _call(name: str, arguments) -> dict:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}],
+    }
+
+
+@pytest.fixture(scope="module")
+def tool_reward():
+    from rlvr.integrations.trl import make_reward_func
+
+    return make_reward_func("tool-worlds")
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        [
+            _call("check_stock", {"sku": 10**5000}),
+            _call("final_answer", {"answer": "ok"}),
+        ],  # raised ValueError
+        [_call("final_answer", "[" * 100_000)],  # raised RecursionError
+        [_call("check_stock", {"sku": _nested(5000)}), _call("final_answer", {"answer": "ok"})],
+        [_call("final_answer", {"answer": _nested(5000)})],
+    ],
+    ids=["huge-int", "deep-string-arguments", "deep-arguments", "deep-answer"],
+)
+def test_reward_func_scores_unencodable_tool_calls_as_failures(tool_reward, completion):
+    rewards = tool_reward(prompts=[""], completions=[completion], task_id=[TASK])
+    verdict = tool_reward.last_verdicts[0]
+    assert rewards == [0.0] and verdict.error is None
+
+
+def test_reward_func_honest_replay_still_scores(tool_reward):
+    completion = [
+        _call("set_price", {"sku": "SKU-102", "price": 13.58}),
+        _call("final_answer", {"answer": "repriced"}),
+    ]
+    assert tool_reward(prompts=[""], completions=[completion], task_id=[TASK]) == [1.0]
+    assert tool_reward.last_verdicts[0].passed
+
+
+# ------------------------------------------------------------------ SkyRL text env: hostile generated text
+
+
+def test_skyrl_env_scores_hostile_tool_call_blocks():
+    pytest.importorskip("skyrl_gym")
+    import skyrl_gym
+
+    import rlvr.integrations.skyrl  # noqa: F401  (registers rlvr-tool)
+
+    env = skyrl_gym.make(
+        "rlvr-tool", env_config={"pack": "tool-worlds", "split": "train"}, extras={"task_id": TASK}
+    )
+    env.init([])
+    deep = "<tool_call>" + json.dumps({"name": "check_stock", "arguments": {"sku": "x"}})[:-1] + "[" * 50_000
+    for text in [
+        deep + "</tool_call>",
+        "<tool_call>\ud800</tool_call>",
+        "\x00" * 1000,
+        "<tool_call>" * 10_000,
+    ]:
+        output = env.step(text)
+        if output["done"]:
+            break
+    while not output["done"]:
+        output = env.step('{"final_answer": "gave up"}')
+    assert output["reward"] == 0.0 and not output["metadata"]["disrupted"]
+    env.close()

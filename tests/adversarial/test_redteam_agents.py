@@ -10,6 +10,7 @@ import json
 import threading
 
 import pytest
+from fastapi import FastAPI, Request  # module level: FastAPI resolves the endpoint's annotations here
 
 from rlvr.integrations.session import EpisodeOver, Sessions
 
@@ -335,3 +336,53 @@ def test_skyrl_env_scores_hostile_tool_call_blocks():
     metadata = output["metadata"] or {}
     assert output["reward"] == 0.0 and metadata["disrupted"] is False
     env.close()
+
+
+# ------------------------------------------------------------------ verifiers: hostile raw tool-call arguments
+
+
+def _raw_arguments_endpoint(turns: list[list[tuple[str, str]]]):
+    """A chat endpoint whose n-th assistant turn calls the n-th tools with these raw argument strings."""
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request) -> dict:
+        body = await request.json()
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        calls = turns[turn] if turn < len(turns) else []
+        message: dict = {"role": "assistant", "content": None if calls else "done"}
+        if calls:
+            message["tool_calls"] = [
+                {"id": f"c{turn}_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+                for i, (n, a) in enumerate(calls)
+            ]
+        return {
+            "id": f"raw-{turn}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+
+    return app
+
+
+def test_verifiers_rollout_scores_deeply_nested_raw_arguments():
+    pytest.importorskip("verifiers")
+    from tests.test_integrations_openenv import Server
+    from tests.test_integrations_verifiers import _evaluate, _task_env
+
+    turns = [
+        [
+            ("check_stock", "[" * 100_000)
+        ],  # raised RecursionError out of env_response: the whole evaluate died
+        [("set_price", json.dumps({"sku": "SKU-102", "price": 13.58}))],
+        [("final_answer", json.dumps({"answer": "ok"}))],
+    ]
+    with Server(_raw_arguments_endpoint(turns)) as endpoint:
+        outputs = _evaluate(_task_env(), endpoint.url)
+    (rollout,) = outputs["outputs"]
+    assert (
+        rollout["metrics"]["rlvr_passed"] == 1.0 and rollout["reward"] > 0
+    )  # the episode went on and scored

@@ -20,16 +20,15 @@ from rlvr.graders.code.batch import run_groups
 from rlvr.graders.code.evasions import allowed_kinds
 from rlvr.graders.code.extract import Extraction, extract_program
 from rlvr.graders.code.options import CodeOptions
-from rlvr.graders.code.oracle import CodeOracle, OracleCache, OracleError
+from rlvr.graders.code.oracle import CodeOracle, OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
 from rlvr.graders.code.programs.runner import ProgramTasks
 from rlvr.graders.code.properties.stateful import sandbox_source
-from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
+from rlvr.graders.code.properties.suite import record_counterexample
 from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, SyntaxReport, analyze
 from rlvr.graders.code.typecheck.checker import TypeChecker, TypeReport
 from rlvr.graders.code.verdict import Findings, Judgement, compose
 from rlvr.graders.code.visible import literal_outputs_in_source
-from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, normalized_weights
 from rlvr.sandbox import build_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
 from rlvr.sandbox.protocol import OVERSIZED_RESULTS, UNREPORTABLE_RESULTS
@@ -86,23 +85,16 @@ class CodeGrader(Grader):
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)
         o = self.options
-        defaults = {**CODE_WEIGHTS, **({} if o.types else {"types": 0.0})}
-        self.weights = normalized_weights(o.weights, defaults, CODE_GATES)
+        self.weights = o.layer_weights()
         self.visible_feedback = o.feedback == "visible"
         # the deliberately weak mode: the reward sees only the prompt's examples (perf leaves it)
         self.weak_verifier = o.verifier == "visible"
-        self.weak_weights = normalized_weights({**self.weights, "perf": 0.0}, defaults, CODE_GATES)
+        self.weak_weights = o.layer_weights(perf=False)
         self.timeout = float(o.timeout or DEFAULT_TIMEOUT_SECONDS)
         self.sandbox, self._owns_sandbox = build_sandbox(o.sandbox, o.jobs, o.runtime)
         self.type_checker = TypeChecker() if self.weights["types"] > 0 else None
         self.counterexample_db = o.counterexample_db
-        generate: PropertyTests | None = None
-        if o.properties is not False:
-            config = o.properties if isinstance(o.properties, PropertyConfig) else PropertyConfig()
-            if self.counterexample_db is not None:
-                config = replace(config, counterexample_db=Path(self.counterexample_db))
-            generate = PropertyTests(config)
-        self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
+        self.oracles = o.oracle_cache()
         self._reference_counts: dict[str, list[int | None]] = {}
         self._allowed: dict[str, frozenset[str]] = {}
         self._reference_peaks: dict[str, list[int | None]] = {}  # bytes per call, beside the counts

@@ -19,7 +19,7 @@ import secrets
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +29,15 @@ from rlvr.graders.base import Grader
 from rlvr.graders.code.batch import run_groups
 from rlvr.graders.code.grader import CANDIDATE_FAULTS, DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
 from rlvr.graders.code.options import CodeOptions
-from rlvr.graders.code.oracle import OracleCache, OracleError
+from rlvr.graders.code.oracle import OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
-from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
+from rlvr.graders.code.properties.suite import record_counterexample
 from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_score
 from rlvr.graders.code.typescript.compiler import CheckResult, TsCompiler
 from rlvr.graders.code.typescript.extract import extract_program
 from rlvr.graders.code.typescript.oracle import TsOracle, python_task
 from rlvr.graders.code.typescript.syntax import MAX_SOURCE_CHARS, TsSyntaxReport, analyze, blank_comments
 from rlvr.graders.code.verdict import Findings, Judgement, compose
-from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, normalized_weights
 from rlvr.graders.options import OptionsError
 from rlvr.sandbox import build_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
@@ -90,22 +89,13 @@ class TypeScriptGrader(Grader):
             raise OptionsError(
                 f"option 'verifier' = {o.verifier!r} is not supported for TypeScript packs; use 'hidden'"
             )
-        defaults = {**CODE_WEIGHTS, **({} if o.types else {"types": 0.0})}
-        self.weights = normalized_weights(o.weights, defaults, CODE_GATES)
-        self.weights_without_perf = normalized_weights(
-            {**(o.weights or {}), "perf": 0.0}, defaults, CODE_GATES
-        )
+        self.weights = o.layer_weights()
+        self.weights_without_perf = o.layer_weights(perf=False)
         self.timeout = float(o.timeout or DEFAULT_TIMEOUT_SECONDS)
         self.compiler = TsCompiler()  # builds (and checks when types are on); fails loudly without node
         self.checker = TsCompiler() if self.weights["types"] > 0 else None  # a second process: concurrent
         self.sandbox, self._owns_sandbox = build_sandbox(o.sandbox, o.jobs, o.runtime, node=True)
-        generate: PropertyTests | None = None
-        if o.properties is not False:
-            config = o.properties if isinstance(o.properties, PropertyConfig) else PropertyConfig()
-            if o.counterexample_db is not None:  # shared with the Python task's graders: inputs are inputs
-                config = replace(config, counterexample_db=Path(o.counterexample_db))
-            generate = PropertyTests(config)
-        self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
+        self.oracles = o.oracle_cache()
         self._ts_oracles: dict[str, TsOracle | OracleError] = {}
         self._reference_counts: dict[str, list[int | None]] = {}
         self._lock = threading.Lock()

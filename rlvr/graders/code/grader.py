@@ -27,7 +27,7 @@ from rlvr.graders.code.properties.stateful import sandbox_source
 from rlvr.graders.code.properties.suite import record_counterexample
 from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, SyntaxReport, analyze
 from rlvr.graders.code.typecheck.checker import TypeChecker, TypeReport
-from rlvr.graders.code.verdict import Findings, Judgement, compose
+from rlvr.graders.code.verdict import CANDIDATE_FAULTS, Findings, Judgement, compose, failed_run
 from rlvr.graders.code.visible import literal_outputs_in_source
 from rlvr.sandbox import build_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
@@ -36,13 +36,6 @@ from rlvr.specs.programs import is_program_task
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
 REFERENCE_TIMEOUT_FACTOR = 6
-CANDIDATE_FAULTS = {
-    "timeout": "the program exceeded its time limit",
-    "crash": "the program's process ended before answering every test",
-    "output_limit": "the program produced too much output",
-    "protocol": "the program tampered with the result channel",
-    "load_error": "the program failed while loading",
-}
 
 
 def exited_early(result: ExecResult) -> bool:
@@ -336,11 +329,8 @@ class CodeGrader(Grader):
             literal = literal_outputs_in_source(item.program, oracle.shown_examples())
             flags.append("special_cases_visible" + (":literal_outputs" if literal else ""))
         if not outcome.passed:
-            feedback = CANDIDATE_FAULTS.get(result.status, outcome.failure or "hidden tests failed")
-            if result.status == "protocol":
-                flags.append("forged_output")
-            elif result.status in CANDIDATE_FAULTS:
-                flags.append(result.status)  # machine-readable: timeout, crash, output_limit, load_error
+            feedback, ended = failed_run(result, outcome.failure)
+            flags += ended
             if exited_early(result):
                 flags.append("exit_forgery")
             unreportable = [o.exception for o in result.outcomes if o is not None and not o.ok]

@@ -24,6 +24,23 @@ from rlvr.graders.compose import CODE_GATES, gated_reward
 from rlvr.sandbox.pool import ExecResult
 
 LAYERS = ("syntax", "types", "tests", "perf")
+# How a run that did not pass ended, when its process said so itself (the candidate's doing, scored).
+CANDIDATE_FAULTS = {
+    "timeout": "the program exceeded its time limit",
+    "crash": "the program's process ended before answering every test",
+    "output_limit": "the program produced too much output",
+    "protocol": "the program tampered with the result channel",
+    "load_error": "the program failed while loading",
+}
+
+
+def failed_run(result: ExecResult, failure: str | None) -> tuple[str, list[str]]:
+    """(feedback, flags) of a run whose tests did not pass: how it ended, machine-readable too
+    (`forged_output` for a tampered result channel; `timeout`, `crash`, `output_limit`, `load_error`)."""
+    feedback = CANDIDATE_FAULTS.get(result.status, failure or "hidden tests failed")
+    if result.status == "protocol":
+        return feedback, ["forged_output"]
+    return feedback, [result.status] if result.status in CANDIDATE_FAULTS else []
 
 
 class Syntax(Protocol):

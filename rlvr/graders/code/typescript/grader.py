@@ -27,7 +27,7 @@ from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.graders.code.batch import run_groups
-from rlvr.graders.code.grader import CANDIDATE_FAULTS, DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
+from rlvr.graders.code.grader import DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
@@ -37,7 +37,7 @@ from rlvr.graders.code.typescript.compiler import CheckResult, TsCompiler
 from rlvr.graders.code.typescript.extract import extract_program
 from rlvr.graders.code.typescript.oracle import TsOracle, python_task
 from rlvr.graders.code.typescript.syntax import MAX_SOURCE_CHARS, TsSyntaxReport, analyze, blank_comments
-from rlvr.graders.code.verdict import Findings, Judgement, compose
+from rlvr.graders.code.verdict import Findings, Judgement, compose, failed_run
 from rlvr.graders.options import OptionsError
 from rlvr.sandbox import build_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
@@ -288,11 +288,8 @@ class TypeScriptGrader(Grader):
         if visible_passed and not passed_tests:
             flags.append("special_cases_visible")
         if not passed_tests:
-            feedback = CANDIDATE_FAULTS.get(result.status, outcome.failure or "hidden tests failed")
-            if result.status == "protocol":
-                flags.append("forged_output")
-            elif result.status in CANDIDATE_FAULTS:
-                flags.append(result.status)
+            feedback, ended = failed_run(result, outcome.failure)
+            flags += ended
             if self.options.feedback == "visible" and outcome.counterexample:
                 feedback += f"; counterexample: {outcome.counterexample}"
             if self.options.counterexample_db is not None and outcome.counterexample:

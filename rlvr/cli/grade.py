@@ -66,7 +66,10 @@ def _grader(args: argparse.Namespace, pack: Any) -> Grader:
     for key in [k for k in options if k in not_honoured]:
         value = options.pop(key)
         if value not in (None, "local"):
-            print(f"rlvr grade: --{key} has no effect on {pack.family} packs: {not_honoured[key]}", file=sys.stderr)
+            print(
+                f"rlvr grade: --{key} has no effect on {pack.family} packs: {not_honoured[key]}",
+                file=sys.stderr,
+            )
     if args.no_types:
         options["types"] = False
     if args.executor == "ray":

@@ -25,7 +25,7 @@ from rlvr.graders.base import make_grader
 from rlvr.graders.code import agreement
 from rlvr.graders.code.agreement import ANY, NumberRule, ResultType, agrees, numbers_agree, same_types
 from rlvr.graders.code.programs.compare import text_matches, value_matches
-from rlvr.graders.typescript.oracle import shaped
+from rlvr.graders.code.typescript.oracle import shaped
 from rlvr.specs.programs import parse_spec
 
 HUGE = 10**4200  # the largest ints the sandbox reports are about this size

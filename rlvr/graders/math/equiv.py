@@ -693,14 +693,14 @@ _LEADING_RELATION = re.compile(
     r"|ni|subset|subseteq|supset|supseteq|to|rightarrow|implies|iff)(?![A-Za-z])"
     r"|<=?|>=?|!=|=<|=>|≠|≤|≥|≪|≫|≈|∼|≃|≅|≡|∝|∈|∉|≲|≳|→|⇒)"
 )
-_ALTERNATIVE = re.compile(r"\\(?:mid|nmid|lor|vee)(?![A-Za-z])|∨|∣")
+_ALTERNATIVE = re.compile(r"\\(?:mid|nmid)(?![A-Za-z])|∣")
 _BAR = re.compile(r"\\[lr]?vert(?![A-Za-z])|(?<!\\)\|")
 
 
 def _not_a_value(candidate: str, reference: str) -> str | None:
     """Why a candidate is not the value the reference is, before any parsing: a leading relation with
     no left-hand side (`\\neq 25`, `< 25`, `≠ 25`, `\\ll 25`: a claim about 25, not 25) or alternatives
-    (`25|26`, `25 \\mid 26`, `25 \\lor 26`: two answers, or a divisibility statement), unless the
+    (`25|26`, `25 \\mid 26`: two answers, or a divisibility statement), unless the
     reference is written the same way."""
     lead_c, lead_r = _LEADING_RELATION.match(candidate), _LEADING_RELATION.match(reference)
     if lead_c and not (lead_r and lead_r.group(0).strip() == lead_c.group(0).strip()):

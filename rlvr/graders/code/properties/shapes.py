@@ -463,11 +463,15 @@ def _sized(value: Any) -> bool:
     return type(value) in (list, str, tuple, dict)
 
 
-def inferred_relations(seeds: Sequence[tuple[Any, ...]]) -> list[Relation]:
+def inferred_relations(
+    seeds: Sequence[tuple[Any, ...]], answers: Callable[[tuple[Any, ...]], bool] | None = None
+) -> list[Relation]:
     """Simple invariants between arguments that hold on every seed (in the spirit of Daikon), kept
     as preconditions of generated inputs: equal lengths of two sized arguments, an integer
     argument bounded by another argument's length (an index or a count), and `a <= b` order
-    between two numeric arguments."""
+    between two numeric arguments — unless `answers` (does the reference answer these arguments
+    without raising?) accepts every seed with the two swapped: then the order is where the seeds
+    happen to put their values (a triangle's sides), not a precondition, and it is not kept."""
     if len(seeds) < 2 or len({len(s) for s in seeds}) != 1:
         return []
     arity = len(seeds[0])
@@ -489,8 +493,21 @@ def inferred_relations(seeds: Sequence[tuple[Any, ...]]) -> list[Relation]:
                 type(a) in numeric and type(b) in numeric for a, b in zip(column_i, column_j, strict=True)
             ):
                 if all(a <= b for a, b in zip(column_i, column_j, strict=True)):
-                    relations.append(_ordered(i, j))
+                    if answers is None or not _order_is_incidental(seeds, i, j, answers):
+                        relations.append(_ordered(i, j))
     return relations
+
+
+def _order_is_incidental(
+    seeds: Sequence[tuple[Any, ...]], i: int, j: int, answers: Callable[[tuple[Any, ...]], bool]
+) -> bool:
+    swapped = []
+    for seed in seeds:
+        if seed[i] != seed[j]:
+            args = list(seed)
+            args[i], args[j] = args[j], args[i]
+            swapped.append(tuple(args))
+    return bool(swapped) and all(answers(args) for args in swapped)
 
 
 def _equal_lengths(i: int, j: int) -> Relation:

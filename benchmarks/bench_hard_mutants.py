@@ -10,7 +10,9 @@ mutant is checked and graded through the real CodeGrader:
   * original: `properties=False` (HumanEval's own `check` only) — a mutant it kills is not hard;
   * rlvr: the default grader (`check` + generated hidden tests).
 
-    .venv/bin/python benchmarks/bench_hard_mutants.py [--out FILE]
+    .venv/bin/python benchmarks/bench_hard_mutants.py [--data FILE] [--out FILE]
+
+`humaneval_fresh_mutants.py.txt` (same folder) was written after the generator change and scored once.
 """
 
 from __future__ import annotations
@@ -30,13 +32,14 @@ from rlvr.sandbox import make_sandbox
 from rlvr.sandbox.pool import Job
 from rlvr.task_packs.registry import load_pack
 
-DATA = Path(__file__).parent / "hard_mutants" / "humaneval_hard_mutants.py.txt"
+FOLDER = Path(__file__).parent / "hard_mutants"
+DATA = FOLDER / "humaneval_hard_mutants.py.txt"
 MARKER = re.compile(r"^# ==== (\S+) :: (\S+)\s*$", re.MULTILINE)
 WITNESS = re.compile(r"^# witness: (.+)$", re.MULTILINE)
 
 
-def mutants() -> list[dict[str, Any]]:
-    text = DATA.read_text()
+def mutants(path: Path = DATA) -> list[dict[str, Any]]:
+    text = path.read_text()
     marks = list(MARKER.finditer(text))
     out = []
     for mark, following in zip(marks, [*marks[1:], None], strict=True):
@@ -57,9 +60,10 @@ def mutants() -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--data", type=Path, default=DATA, help="a mutants file (default: the hard set)")
     args = parser.parse_args()
     pack = load_pack("humaneval")
-    rows = mutants()
+    rows = mutants(args.data)
     sandbox = make_sandbox("local", 2)
     for row in rows:
         task = pack.get(row["task"])

@@ -45,7 +45,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 from starlette.requests import ClientDisconnect
 
-from rlvr.core.codec import json_problem
+from rlvr.core.jsonl import json_problem
 from rlvr.core.pack import UnknownTaskError
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader

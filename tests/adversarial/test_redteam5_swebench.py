@@ -11,13 +11,34 @@ pyproject.toml) still gets to run.
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from rlvr.graders.repo.pytest_config import changed_configuration, pytest_view
-from rlvr.graders.repo.swebench import SweBenchRunner, SweInstance
-from tests.test_repo_swebench import instance  # noqa: F401
+from rlvr.graders.repo.swebench import SweBenchRunner, SweInstance, instance_from_json
+
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "swe_fixture"
+
+
+@pytest.fixture
+def instance(tmp_path: Path) -> SweInstance:
+    """The fixture repository at its base commit, as a git repository."""
+    repo = tmp_path / "shapes-repo"
+    shutil.copytree(FIXTURE / "repo", repo)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1"}
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "base"]):
+        subprocess.run(["git", *identity, *args], cwd=repo, env=env, check=True, capture_output=True)
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    line = json.loads((FIXTURE / "instance.json").read_text()) | {"repo": str(repo), "base_commit": base}
+    return instance_from_json(line, tmp_path)
+
 
 PLUGIN = "addopts = -p shapes.evil\n"
 RECONFIGURING = {
@@ -42,7 +63,7 @@ def _new_file(path: str, text: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(RECONFIGURING))
 def test_a_patch_that_configures_pytest_fails_before_anything_runs(
-    instance: SweInstance,  # noqa: F811 - the fixture imported above
+    instance: SweInstance,
     name: str,
 ) -> None:
     path, text = RECONFIGURING[name]

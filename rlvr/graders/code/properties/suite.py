@@ -284,6 +284,12 @@ class _Collector:
             return False
 
 
+def _answer(reference: Callable[..., Any], args: tuple[Any, ...]) -> str | None:
+    """The reference's output on `args` as exact text (None if it raises or is not plain data)."""
+    run = run_reference(reference, args, CALL_BUDGET)
+    return _key((run.value,)) if run.ok else None
+
+
 def generate_tests(
     task: Task, oracle: CodeOracle, config: PropertyConfig | None = None
 ) -> GeneratedTests | None:
@@ -310,9 +316,7 @@ def generate_tests(
     if spec.get("amplify", True) and valid_seeds:
         shapes = argument_shapes(valid_seeds, _type_hints(oracle.reference))
     if shapes:
-        collector.relations = inferred_relations(
-            valid_seeds, lambda args: run_reference(oracle.reference, args, CALL_BUDGET).ok
-        )
+        collector.relations = inferred_relations(valid_seeds, lambda args: _answer(oracle.reference, args))
         valid_seeds = [s for s in valid_seeds if collector.admissible(s)]
         rng = random.Random(_seed_for(task))
         for args in _boundary_inputs(shapes, valid_seeds):

@@ -95,7 +95,11 @@ RULES = st.builds(
     st.sampled_from([0.0, 1e-12, 1e-6, 1.0]),
     st.booleans(),
 )
-SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisWarning")
 
 

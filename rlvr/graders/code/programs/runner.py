@@ -1,8 +1,9 @@
 """Grade program tasks: syntax, types, tests (one sandboxed run per test, compared here), perf.
 
-Tests stream through the sandbox in chunks bounded by input and output size, so a problem with
-hundreds of tests and multi-MB inputs never sends the whole set to one child; with the default
-all-or-nothing gate a candidate stops at its first failing chunk. The layers and gates are the code
+Each test runs in its own fresh child (its own time, memory and public stdout limit; nothing it
+leaves behind reaches the next test). Tests go to the sandbox in rounds of growing size bounded by
+input size (never by anything about the expected outputs); with the default all-or-nothing gate a
+candidate stops after its first round with a failing test. The layers and gates are the code
 family's: syntax and tests are hard gates. Perf is the counted-ops ratio against the task's
 reference program when it ships one; without a reference it is not measured and its weight is
 spread over the other layers for that task.
@@ -30,7 +31,9 @@ from rlvr.sandbox.pool import MAX_RESPONSE_BYTES, ExecResult, Job
 from rlvr.specs.programs import ProgramSpec, ProgramSpecError, ProgramTest, parse_spec
 
 ROUND_INPUT_BYTES = 4 << 20
-ROUND_TESTS = 64
+ROUND_TESTS = (4, 16, 64)
+"""Tests per round, growing: most wrong programs fail one of the first tests, and each test costs a
+fresh child, so a short first round saves most of a wrong program's runs."""
 OUTPUT_LIMIT_BYTES = 2 << 20
 """The stdout limit of every test of every program task (public: it is the same whatever the expected
 output, so a program that probes it learns nothing hidden)."""
@@ -81,7 +84,8 @@ def _rounds(spec: ProgramSpec) -> list[range]:
     start, input_bytes = 0, 0
     for i, test in enumerate(spec.tests):
         size_in = len(repr(test.input))
-        if i > start and (input_bytes + size_in > ROUND_INPUT_BYTES or i - start >= ROUND_TESTS):
+        most = ROUND_TESTS[min(len(out), len(ROUND_TESTS) - 1)]
+        if i > start and (input_bytes + size_in > ROUND_INPUT_BYTES or i - start >= most):
             out.append(range(start, i))
             start, input_bytes = i, 0
         input_bytes += size_in

@@ -83,13 +83,33 @@ class Grader:
     def grade_many(self, task_ids: Sequence[str | Task], completions: Sequence[str]) -> list[Verdict]:
         resolved = [self.resolve(t) for t in task_ids]
         positions = [i for i, r in enumerate(resolved) if isinstance(r, Task)]
-        graded = self.grade_tasks(
-            [resolved[i] for i in positions],  # type: ignore[misc]
-            [completions[i] for i in positions],
-        )
+        tasks: list[Task] = [r for r in resolved if isinstance(r, Task)]
+        graded = self._grade_confined(tasks, [completions[i] for i in positions])
         out: list[Verdict] = [r if isinstance(r, Verdict) else Verdict(task_id="") for r in resolved]
         for i, verdict in zip(positions, graded, strict=True):
             out[i] = verdict
+        return out
+
+    def _grade_confined(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        """`grade_tasks`, with a fault confined to the item that caused it: if the batch raises (a
+        grader bug some content reaches), each item is graded alone, and only the items that still
+        raise get a `grader` fault verdict; the others keep their own verdicts."""
+        try:
+            graded = self.grade_tasks(tasks, completions)
+            if len(graded) == len(tasks):
+                return graded
+            fault: Exception = RuntimeError(f"grader returned {len(graded)} verdicts for {len(tasks)} items")
+        except Exception as exc:
+            fault = exc
+        if len(tasks) == 1:
+            return [grader_fault(tasks[0].id, fault)]
+        out: list[Verdict] = []
+        for task, completion in zip(tasks, completions, strict=True):
+            try:
+                alone = self.grade_tasks([task], [completion])
+                out.append(alone[0] if len(alone) == 1 else grader_fault(task.id, fault))
+            except Exception as exc:
+                out.append(grader_fault(task.id, exc))
         return out
 
     def grade(self, task_id: str | Task, completion: str) -> Verdict:

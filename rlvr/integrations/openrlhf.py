@@ -21,7 +21,8 @@ receipt) bounds the wait: at the deadline the request is answered 504 and its un
 are dropped (items already being graded finish and are cached).
 
 Bad input is a 4xx with a message: 413 for a body or batch over the limits (or more items than
-the whole queue holds), 422 for malformed JSON, non-string items, mismatched lengths, a query
+the whole queue holds), 422 for malformed JSON (also nesting too deep for the parser or an integer
+beyond Python's digit limit), non-string items, mismatched lengths, a query
 that does not start with its prompt, or unknown task ids, 400 for a malformed deadline header;
 503 with `Retry-After` (the queue's estimated drain time) when the queue cannot take the items
 or `max_concurrent_requests` requests are already held.
@@ -44,6 +45,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 from starlette.requests import ClientDisconnect
 
+from rlvr.core.jsonl import json_problem
 from rlvr.core.pack import UnknownTaskError
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader
@@ -141,8 +143,9 @@ def parse_reward_request(body: bytes, grader: Grader, limits: ServerLimits) -> t
     """Validate a /get_reward body; returns (task ids, completions) or raises BadRequest."""
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest(422, f"body is not valid JSON: {exc}") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        # besides bad syntax: an integer beyond Python's digit limit, or nesting beyond the parser's
+        raise BadRequest(422, f"body is not valid JSON: {json_problem(exc)}") from None
     try:
         request = RewardRequest.model_validate(data)
     except ValidationError as exc:

@@ -21,12 +21,14 @@ from rlvr.graders.code.evasions import allowed_kinds
 from rlvr.graders.code.extract import Extraction, extract_program
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import CodeOracle, OracleError
-from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
+from rlvr.graders.code.perf import PerfPlan, PerfResult, charge_load, perf_score
 from rlvr.graders.code.programs.runner import ProgramTasks
 from rlvr.graders.code.properties.stateful import sandbox_source
 from rlvr.graders.code.properties.suite import record_counterexample
+from rlvr.graders.code.signature import signature_losses
 from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, SyntaxReport, analyze
 from rlvr.graders.code.typecheck.checker import TypeChecker, TypeReport
+from rlvr.graders.code.typecheck.report import charge_evasions
 from rlvr.graders.code.verdict import CANDIDATE_FAULTS, Findings, Judgement, compose, failed_run
 from rlvr.graders.code.visible import literal_outputs_in_source
 from rlvr.sandbox import build_sandbox
@@ -164,7 +166,9 @@ class CodeGrader(Grader):
         types_future: Future[tuple[list[TypeReport], float]] | None = None
         if self.type_checker is not None and runnable:
             allowed = [self._allowed_evasions(p.task) for p in runnable]
-            types_future = self._background.submit(self._check_types, [p.program for p in runnable], allowed)
+            types_future = self._background.submit(
+                self._check_types, [p.program for p in runnable], allowed, [p.task.prompt for p in runnable]
+            )
         results = self._execute(runnable)
         type_reports, types_seconds = types_future.result() if types_future else ([], 0.0)
 
@@ -181,11 +185,19 @@ class CodeGrader(Grader):
 
     # ------------------------------------------------------------------ layers
     def _check_types(
-        self, programs: list[str], allowed: list[frozenset[str]]
+        self, programs: list[str], allowed: list[frozenset[str]], prompts: list[str]
     ) -> tuple[list[TypeReport], float]:
+        """pyright's reports, each charged for the prompt's declared annotations the program drops
+        or weakens (scored against the declared signature, so typing less never scores more)."""
         assert self.type_checker is not None
         started = time.perf_counter()
         reports = self.type_checker.check_many(programs, allowed)
+        reports = [
+            charge_evasions(report, signature_losses(prompt, program))
+            if report.error is None and report.flag is None
+            else report
+            for report, prompt, program in zip(reports, prompts, programs, strict=True)
+        ]
         return reports, time.perf_counter() - started
 
     def _allowed_evasions(self, task: Task) -> frozenset[str]:
@@ -266,13 +278,7 @@ class CodeGrader(Grader):
         reference_load = self._reference_loads.get(item.task.id)
 
         def charged(run: ExecResult, sizes: tuple[int, ...] = ()) -> list[int | None]:
-            """The run's counts, its load-time work beyond the reference's added to its (largest) last
-            call: answers tabulated while the module loads are work, not free."""
-            counts = list(run.counts)
-            last = max(range(len(counts)), key=lambda i: (sizes[i], i)) if len(sizes) == len(counts) else -1
-            if counts and type(counts[last]) is int and type(run.load_count) is int:
-                counts[last] = int(counts[last] or 0) + max(0, run.load_count - int(reference_load or 0))
-            return counts
+            return charge_load(list(run.counts), run.load_count, reference_load, sizes)
 
         if not oracle.perf_calls:
             return perf_score(

@@ -197,8 +197,9 @@ class ToolEpisode:
 
     # ------------------------------------------------------------ turns
 
-    def act(self, text: str) -> str:
-        """Apply one agent turn; returns the observation (tool results or an error message) as text."""
+    def act(self, text: Any) -> str:
+        """Apply one agent turn (text, or the same turn as JSON data); returns the observation (tool
+        results or an error message) as text."""
         if self.done:
             return json.dumps({"error": "the episode is over"})
         self.turns += 1

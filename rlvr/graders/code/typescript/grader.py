@@ -8,7 +8,8 @@
   name drawn per batch) and run as JavaScript in the sandbox (`Job(runtime="node")`) on plain-data
   arguments; results come back as plain data tagged with the run's token and are judged by the
   Python task's oracle (`oracle.TsOracle`), here. Exit codes and output decide nothing. A hard gate;
-* perf: counted statements (deterministic), banded against a TypeScript reference of the task
+* perf: counted statements (deterministic; the module's load-time work beyond the reference's is
+  charged to the last call, as for Python), banded against a TypeScript reference of the task
   (`hidden["ts_reference"]`) with the code family's rule (`rlvr.graders.code.perf`). A task without
   one has no perf layer: its weight is left out (the component says so), never faked.
 """
@@ -30,7 +31,7 @@ from rlvr.graders.code.batch import run_groups
 from rlvr.graders.code.grader import DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
 from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import OracleError
-from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
+from rlvr.graders.code.perf import PerfPlan, PerfResult, charge_load, perf_score
 from rlvr.graders.code.properties.suite import record_counterexample
 from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_score
 from rlvr.graders.code.typescript.compiler import CheckResult, TsCompiler
@@ -70,6 +71,9 @@ def type_report(result: CheckResult, forbid_any: bool, suppressions: int) -> Typ
     if forbid_any and result.any_count:
         errors += result.any_count
         messages = [f"`any` used {result.any_count} time(s) where the task forbids it"] + messages
+    if result.unchecked_casts:  # each one is a place the checker was told not to look
+        errors += result.unchecked_casts
+        messages = [f"{result.unchecked_casts} type assertion(s) out of `unknown`/`any`"] + messages
     if suppressions:
         messages = [f"{suppressions} suppression comment(s) ignored"] + messages
     return TypeReport(type_score(errors), errors, 0, messages[:MAX_MESSAGES])
@@ -98,6 +102,7 @@ class TypeScriptGrader(Grader):
         self.oracles = o.oracle_cache()
         self._ts_oracles: dict[str, TsOracle | OracleError] = {}
         self._reference_counts: dict[str, list[int | None]] = {}
+        self._reference_loads: dict[str, int | None] = {}  # the reference module's load-time work
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-ts-types")
 
@@ -227,6 +232,7 @@ class TypeScriptGrader(Grader):
             for (task_id, _), result in zip(references, results["reference"], strict=True):
                 if result.status == "ok":  # a failed measurement is not remembered: the next batch retries
                     self._reference_counts[task_id] = list(result.counts)
+                    self._reference_loads[task_id] = result.load_count
         by_index = dict(zip([i.index for i in runs], results["tests"], strict=True))
         for item, result in zip(growth, results["growth"], strict=True):
             item.perf = result
@@ -243,17 +249,22 @@ class TypeScriptGrader(Grader):
             return None
         with self._lock:
             reference = self._reference_counts.get(item.task.id)
+            reference_load = self._reference_loads.get(item.task.id)
         if reference is None:  # the machinery's failure, never the candidate's: a grading error (below)
             return PerfResult(0.0, 0, 0, REFERENCE_UNMEASURED)
         tests = len(oracle.calls)
         if not oracle.perf_calls:
-            return perf_score(reference[:tests], result.counts)
+            return perf_score(
+                reference[:tests], charge_load(result.counts, result.load_count, reference_load)
+            )
         run = item.perf
         if run is None or run.status != "ok":
             return PerfResult(0.0, 0, 0, "the program did not finish the growth inputs")
         if not oracle.perf_agrees(run.outcomes):
             return PerfResult(0.0, 0, 0, "wrong answer on a growth input")
-        return perf_score(reference[tests:], run.counts, PerfPlan(oracle.python.perf_sizes))
+        sizes = tuple(oracle.python.perf_sizes)
+        counts = charge_load(run.counts, run.load_count, reference_load, sizes)
+        return perf_score(reference[tests:], counts, PerfPlan(sizes))
 
     def _verdict(
         self, item: _Item, result: ExecResult | None, types: TypeReport | None, types_seconds: float

@@ -10,6 +10,7 @@ import re
 import sqlite3
 from typing import Any
 
+import rlvr.task_packs.tool_pack  # noqa: F401  (tool directories: the worlds a pack declares itself)
 from rlvr.specs.math_settings import MathSettings
 from rlvr.specs.reasoning_gym_scorers import scorer_problem
 from rlvr.task_packs.directory import (
@@ -128,11 +129,15 @@ register_family_schema("sql", check_sql, _hidden)
 
 
 def check_tool(line: dict[str, Any]) -> Problems:
-    from rlvr.specs.tool_worlds import WORLDS
+    from rlvr.specs.tool_worlds import WORLDS, WorldDefinitionError, task_world
 
     world = line.get("world")
-    if world not in WORLDS:
-        return [("world", f"must be one of {', '.join(WORLDS)}")]
+    try:
+        world_class = task_world(line)
+    except WorldDefinitionError:
+        return [
+            ("world", f"must be one of {', '.join(WORLDS)} or a world the pack's `worlds` modules define")
+        ]
     problems: Problems = []
     goal, policy = line.get("goal"), line.get("policy", {})
     if not isinstance(line.get("state", {}), dict):
@@ -146,7 +151,7 @@ def check_tool(line: dict[str, Any]) -> Problems:
     if not isinstance(policy, dict) or set(policy) - {"forbidden_tools", "read_only", "budget"}:
         problems.append(("policy", 'must be an object with any of "forbidden_tools", "read_only", "budget"'))
     else:
-        unknown = set(policy.get("forbidden_tools") or []) - set(WORLDS[world].tools())
+        unknown = set(policy.get("forbidden_tools") or []) - set(world_class.tools())
         if unknown:
             problems.append(
                 ("policy.forbidden_tools", f"unknown tool(s) {sorted(unknown)} for world {world}")
@@ -155,6 +160,8 @@ def check_tool(line: dict[str, Any]) -> Problems:
         value = line.get(name)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             problems.append((name, "must be a positive integer"))
+    if "answer_needs_world" in line and not isinstance(line["answer_needs_world"], bool):
+        problems.append(("answer_needs_world", "must be true or false"))
     if "expected_state" in line and not isinstance(line["expected_state"], dict):
         problems.append(("expected_state", "must be an object (the whole world state a solution leaves)"))
     allowed = line.get("allowed_changes", [])
@@ -164,7 +171,7 @@ def check_tool(line: dict[str, Any]) -> Problems:
         problems.append(("allowed_changes", 'must be a list of key-path patterns like [["files", "/tmp/*"]]'))
     prompt = line.get("prompt")
     if isinstance(prompt, str):
-        missing = [name for name in WORLDS[world].tools() if name not in prompt]
+        missing = [name for name in world_class.tools() if name not in prompt]
         if missing:
             problems.append(
                 (

@@ -1,0 +1,132 @@
+"""Prove tasks through their own grader: the reference must pass every gate with reward 1.0, trivial
+answers (empty, no-op, format-only) must stay below `TRIVIAL_REWARD_LIMIT`.
+
+Each family's `prove.py` says what its reference completion and its trivial answers are, and adds the
+checks only it can make (a declared check that must resolve, a tool schema that must be well-formed);
+`prove_with_grader` grades everything in one batch (one type-checker run, one sandbox pass for code) and
+turns the verdicts into `TaskProof`s and `Problem`s.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlvr.core.pack import Problem, StaticPack, TaskPack
+from rlvr.core.types import Task, Verdict
+from rlvr.core.validation import TaskProof, ValidationReport
+from rlvr.graders.base import Grader, grade_or_fault, make_grader
+
+
+@dataclass(frozen=True)
+class Trials:
+    """What a prover grades for one task: the reference as a completion (None: the task has none to
+    grade, a problem already says why) and the trivial answers by strategy name."""
+
+    reference: str | None
+    trivial: dict[str, str] = field(default_factory=dict)
+    problems: tuple[tuple[str | None, str], ...] = ()  # (field, message) found while building them
+
+
+def grader_for(
+    where: str, tasks: list[Task], family: str, pack: TaskPack | None, options: dict[str, Any]
+) -> Grader:
+    """The pack's own grader (its weights and options), or one over a static pack of the tasks."""
+    source = pack if pack is not None else StaticPack(where, tasks, family=family)
+    return make_grader(source, **options)
+
+
+def _reference_problem(verdict: Verdict) -> str | None:
+    if verdict.passed and verdict.reward >= 1.0 - 1e-9 and verdict.error is None:
+        return None
+    why = verdict.error or verdict.feedback or "no feedback"
+    gates = f", failed gate(s) {', '.join(verdict.gates)}" if verdict.gates else ""
+    return f"the reference does not pass: reward {verdict.reward:.3f}{gates}: {why[:300]}"
+
+
+def prove_with_grader(
+    where: str,
+    tasks: list[Task],
+    grader: Grader,
+    trials_of: Callable[[Task], Trials],
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> ValidationReport:
+    """Grade every task's reference and trivial answers in one batch and report what they prove."""
+    report = ValidationReport()
+    started = time.perf_counter()
+    items: list[tuple[int, str | None]] = []  # (task index, strategy; None = the reference)
+    task_ids: list[str] = []
+    completions: list[str] = []
+    trials = [trials_of(task) for task in tasks]
+    for index, (task, trial) in enumerate(zip(tasks, trials, strict=True)):
+        for name, message in trial.problems:
+            report.problems.append(Problem(f"{where}:{task.id}", None, name, message))
+        if trial.reference is not None:
+            items.append((index, None))
+            task_ids.append(task.id)
+            completions.append(trial.reference)
+        for strategy, text in trial.trivial.items():
+            items.append((index, strategy))
+            task_ids.append(task.id)
+            completions.append(text)
+    verdicts: list[Verdict] = []
+    batch = 64
+    for start in range(0, len(completions), batch):
+        verdicts += grade_or_fault(
+            grader, task_ids[start : start + batch], completions[start : start + batch]
+        )
+        if progress is not None:
+            progress(min(len(completions), start + batch))
+    seconds = (time.perf_counter() - started) / max(1, len(tasks))
+    reference: dict[int, float] = {}
+    trivial: dict[int, dict[str, float]] = {index: {} for index in range(len(tasks))}
+    for (index, strategy), verdict in zip(items, verdicts, strict=True):
+        task = tasks[index]
+        if strategy is None:
+            reference[index] = verdict.reward
+            problem = _reference_problem(verdict)
+            if problem is not None:
+                report.problems.append(Problem(f"{where}:{task.id}", None, "reference", problem))
+        else:
+            trivial[index][strategy] = verdict.reward
+    for index, task in enumerate(tasks):
+        proof = TaskProof(task.id, reference.get(index), trivial[index], seconds)
+        report.proofs.append(proof)
+        # the reference's own problem is reported above with its gates and feedback
+        report.problems += [p for p in proof.problems(where) if p.field != "reference"]
+    return report
+
+
+# family -> "module:function(where, tasks, **options) -> ValidationReport"
+PROVERS: dict[str, str] = {
+    "code": "rlvr.graders.code.prove:prove_code_tasks",
+    "math": "rlvr.graders.math.prove:prove_math_tasks",
+    "sql": "rlvr.graders.sql.prove:prove_sql_tasks",
+    "proof": "rlvr.graders.proof.prove:prove_proof_tasks",
+    "tool": "rlvr.graders.tool.prove:prove_tool_tasks",
+    "repo": "rlvr.graders.repo.prove:prove_repo_tasks",
+}
+
+
+class NoProver(LookupError):
+    """The family has no prover here (the message says which)."""
+
+
+def prove_pack_tasks(where: str, pack: TaskPack, tasks: list[Task]) -> ValidationReport:
+    """The family's prover over `tasks` of `pack` (its weights and options apply)."""
+    import importlib
+
+    target = PROVERS.get(pack.family)
+    if target is None:
+        raise NoProver(f"no prover for family {pack.family!r}")
+    module_name, _, function_name = target.partition(":")
+    try:
+        prover = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as exc:
+        raise NoProver(f"the {pack.family} prover ({target}) is not available: {exc}") from exc
+    if pack.family == "repo":
+        return prover(where, tasks)
+    return prover(where, tasks, pack=pack)

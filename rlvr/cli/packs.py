@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from rlvr.core.pack import Problem
+from rlvr.core.pack import MissingExtra, Problem
 from rlvr.core.validation import TRIVIAL_REWARD_LIMIT, TaskProof, ValidationReport
 from rlvr.graders.prove import NoProver, prove_pack_tasks
 from rlvr.task_packs.directory import validate_directory
@@ -77,16 +77,17 @@ def run_list(args: argparse.Namespace) -> int:
         print(json.dumps([{k: p.get(k) for k in ("name", "family", "size", "splits")} for p in packs]))
         return 0
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table("name", "family", "size", "splits", "description")
-    for pack in packs:
+    for pack in packs:  # escaped: `rlvr[reasoning]` in a hint is text, not rich markup
         table.add_row(
-            pack["name"],
+            escape(pack["name"]),
             str(pack.get("family")),
             str(pack.get("size")),
-            ",".join(pack.get("splits") or []),
-            pack.get("error") or pack.get("description", ""),
+            escape(",".join(pack.get("splits") or [])),
+            escape(pack.get("error") or pack.get("description", "")),
         )
     Console().print(table)
     return 0
@@ -96,7 +97,7 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         pack = load_pack(args.name)
         info = pack.info()
-    except (PackError, ValueError) as exc:
+    except (PackError, ValueError, MissingExtra) as exc:
         print(f"rlvr packs show: {exc}", file=sys.stderr)
         return 2
     tasks = pack.tasks()

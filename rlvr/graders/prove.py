@@ -41,7 +41,12 @@ def grader_for(
 def _reference_problem(verdict: Verdict) -> str | None:
     if verdict.passed and verdict.reward >= 1.0 - 1e-9 and verdict.error is None:
         return None
-    why = verdict.error or verdict.feedback or "no feedback"
+    short = [
+        f"{name} {component.fraction:.2f}" + (f" ({component.detail[:120]})" if component.detail else "")
+        for name, component in verdict.components.items()
+        if component.max > 0 and component.fraction < 1.0
+    ]
+    why = verdict.error or verdict.feedback or "; ".join(short) or "no feedback"
     gates = f", failed gate(s) {', '.join(verdict.gates)}" if verdict.gates else ""
     return f"the reference does not pass: reward {verdict.reward:.3f}{gates}: {why[:300]}"
 

@@ -46,10 +46,10 @@ def pack_worlds(root: Path) -> tuple[dict[str, str], list[Problem]]:
             if name in WORLDS or name in found:
                 problems.append(Problem(where, None, "worlds", f"{relative}: world name {name!r} is taken"))
                 continue
-            problems += [
-                Problem(where, None, "worlds", f"{relative}: world {name}: {p}") for p in world_problems(cls)
-            ]
-            found[name] = str(path)
+            broken = world_problems(cls)
+            problems += [Problem(where, None, "worlds", f"{relative}: world {name}: {p}") for p in broken]
+            if not broken:  # a world that cannot be offered is not offered: its tasks are refused too
+                found[name] = str(path)
     return found, problems
 
 

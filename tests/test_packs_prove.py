@@ -1,0 +1,204 @@
+"""`rlvr packs validate` proves every task: each broken pack the issue lists is refused, each example
+pack validates, a pack's own tool world is graded like a built-in one, and trivial answers earn nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rlvr.cli import main
+from rlvr.core.types import Task
+from rlvr.graders.base import make_grader
+from rlvr.task_packs.registry import load_pack
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "packs"
+
+
+def write_pack(root: Path, family: str, lines: list[dict[str, object]], extra: str = "") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pack.toml").write_text(f'name = "t"\nfamily = "{family}"\n{extra}')
+    (root / "tasks.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return root
+
+
+def validate(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["packs", "validate", str(path)])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def code_line(**fields: object) -> dict[str, object]:
+    line: dict[str, object] = {
+        "id": "c/1",
+        "prompt": "def double(x: int) -> int:\n",
+        "entry_point": "double",
+        "reference": "def double(x: int) -> int:\n    return 2 * x\n",
+        "tests": [{"args": [1]}, {"args": [-3]}, {"args": [10]}],
+    }
+    return {**line, **fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"check": "def check(candidate):\n    assert candidate(2) == 5\n"}, "fails its own check"),
+        ({"entry_point": "triple"}, "does not define 'triple'"),
+        ({"entry_point": None}, "entry_point"),
+        ({"reference": "def double(x: int) -> int:\n    return str(2 * x)  # type: ignore\n"}, "reference"),
+        (  # a no-op (returns None) scores as the reference does
+            {"reference": "def double(x: int) -> None:\n    return None\n"},
+            "a no-op answer scores 1.000",
+        ),
+    ],
+    ids=["fails-own-check", "entry-point-undefined", "no-entry-point", "reference-type-error", "noop-passes"],
+)
+def test_a_broken_code_pack_is_refused(tmp_path: Path, capsys, fields, expected) -> None:
+    line = {k: v for k, v in code_line(**fields).items() if v is not None}
+    code, output = validate(write_pack(tmp_path, "code", [line]), capsys)
+    assert code == 1 and expected in output, output
+
+
+def test_a_sound_code_pack_prints_its_trivial_rewards(tmp_path: Path, capsys) -> None:
+    code, output = validate(write_pack(tmp_path, "code", [code_line()]), capsys)
+    assert code == 0, output
+    assert "c/1  reference 1.000  empty 0.000  no-op " in output and "per 100" in output
+
+
+def test_a_math_task_whose_prompt_states_its_answer_is_refused(tmp_path: Path, capsys) -> None:
+    line = {"id": "m/1", "prompt": "Seven apples minus two apples leaves 5.", "answer": "5"}
+    code, output = validate(write_pack(tmp_path, "math", [line]), capsys)
+    assert code == 1 and "echo answer scores 1.000" in output, output
+
+
+def test_a_math_answer_of_plain_words_earns_no_format_credit() -> None:
+    pack = load_pack(EXAMPLES / "math-basics")
+    with make_grader(pack) as grader:
+        words, wrong = grader.grade_many(["basics/1"] * 2, ["\\boxed{hello world}", "\\boxed{3/8}"])
+        text = grader.grade_task(
+            Task("x", "Capital of France?", "math", hidden={"answer": "Paris"}), "Answer: Lyon"
+        )
+    assert words.reward == 0.0 and "format" in words.gates
+    assert wrong.reward == pytest.approx(0.1)  # a wrong number still states a math answer
+    assert text.reward == pytest.approx(0.1)  # a text answer to a text question is of the task's kind
+
+
+SCHEMA = "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL);"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (  # a DML whose reference changes nothing: doing nothing passes
+            {"kind": "dml", "reference": "UPDATE t SET v = v WHERE v > 1000"},
+            "a no-op answer scores 1.000",
+        ),
+        # empty on the visible rows; the boundary variants catch it only partly
+        ({"reference": "SELECT id FROM t WHERE v > 1000"}, "a no-op answer scores"),
+        ({"reference": "SELECT id FROM t", "check": ["SELECT nope FROM t"]}, "reference"),
+    ],
+    ids=["dml-noop", "query-always-empty", "check-does-not-resolve"],
+)
+def test_a_broken_sql_pack_is_refused(tmp_path: Path, capsys, line, expected) -> None:
+    task = {"id": "s/1", "prompt": "p", "schema": SCHEMA, "rows": {"t": [[1, 5], [2, 7]]}, **line}
+    code, output = validate(write_pack(tmp_path, "sql", [task]), capsys)
+    assert code == 1 and expected in output, output
+
+
+def test_a_proof_with_a_wrong_step_is_refused(tmp_path: Path, capsys) -> None:
+    line = {
+        "id": "p/1",
+        "prompt": "p",
+        "goal": "(a+b)^2 = a^2 + 2ab + b^2",
+        "reference": "(a+b)^2\n= a^2 + b^2\n= a^2 + 2ab + b^2",
+    }
+    code, output = validate(write_pack(tmp_path, "proof", [line]), capsys)
+    assert code == 1 and "the reference does not pass" in output, output
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.iterdir() if p.name != "repo-mini"))
+def test_every_example_pack_validates(name: str, capsys) -> None:
+    if name == "code-basics-ts":
+        pytest.importorskip("tree_sitter_typescript", reason="the typescript extra is not installed")
+    code, output = validate(EXAMPLES / name, capsys)
+    assert code == 0, output
+    assert "every task proved" in output
+
+
+# ---------------------------------------------------------------- tool worlds a pack declares
+
+
+def tickets_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "tool-tickets"
+    shutil.copytree(EXAMPLES / "tool-tickets", target)
+    return target
+
+
+def test_a_pack_world_is_graded_with_the_whole_state_diff_and_policies(tmp_path: Path) -> None:
+    pack = load_pack(EXAMPLES / "tool-tickets")
+    call = '{"tool_calls": [{"id": "a", "type": "function", "function": {"name": "%s", "arguments": %s}}]}'
+    with make_grader(pack) as grader:
+        side_effect, refused, unasked, bad_args = grader.grade_many(
+            [
+                "tickets/close-login-loop",
+                "tickets/close-login-loop",
+                "tickets/count-bob",
+                "tickets/count-bob",
+            ],
+            [
+                "\n".join(
+                    [  # the goal plus a change nobody asked for
+                        call % ("set_status", '{"ticket_id": "T-2", "status": "closed"}'),
+                        call % ("assign", '{"ticket_id": "T-5", "user": "ana"}'),
+                        '{"final_answer": "done"}',
+                    ]
+                ),
+                "\n".join(
+                    [
+                        call % ("set_status", '{"ticket_id": "SEC-1", "status": "closed"}'),
+                        '{"final_answer": "x"}',
+                    ]
+                ),
+                '{"final_answer": "2"}',
+                "\n".join([call % ("search_tickets", '{"status": "nope"}'), '{"final_answer": "2"}']),
+            ],
+        )
+    assert not side_effect.passed and "unauthorized_side_effect" in side_effect.flags
+    assert not refused.passed and "policy_violation" in refused.flags  # the world's default policy
+    assert unasked.reward == 0.0 and "answer_without_tool_use" in unasked.flags
+    # an argument outside the Literal's enum never reaches the world, the call does not count
+    assert bad_args.reward == 0.0 and "answer_without_tool_use" in bad_args.flags
+
+
+def test_a_world_tool_without_a_valid_schema_is_refused(tmp_path: Path, capsys) -> None:
+    root = tickets_copy(tmp_path)
+    source = (root / "world.py").read_text()
+    broken = source.replace(
+        "def list_users(self) -> list[str]:", "def list_users(self, pattern: set[str]) -> list[str]:"
+    )
+    (root / "world.py").write_text(broken.replace('"""The users a ticket can be assigned to."""', ""))
+    code, output = validate(root, capsys)
+    assert code == 1
+    assert "list_users, parameter 'pattern'" in output and "needs a docstring" in output, output
+
+
+def test_a_world_task_already_solved_by_doing_nothing_is_refused(tmp_path: Path, capsys) -> None:
+    root = tickets_copy(tmp_path)
+    lines = [json.loads(line) for line in (root / "tasks.jsonl").read_text().splitlines()]
+    solved = dict(lines[0], id="tickets/already", goal={"state": {"tickets": {"T-6": {"status": "closed"}}}})
+    solved["reference"] = json.dumps([{"final_answer": "nothing to do"}])
+    (root / "tasks.jsonl").write_text(json.dumps(solved) + "\n")
+    code, output = validate(root, capsys)
+    assert code == 1 and "a no-action answer scores" in output, output
+
+
+def test_a_pack_world_may_not_shadow_a_builtin_or_be_set_per_line(tmp_path: Path, capsys) -> None:
+    root = tickets_copy(tmp_path)
+    (root / "world.py").write_text(
+        (root / "world.py").read_text().replace('name = "tickets"', 'name = "files"')
+    )
+    code, output = validate(root, capsys)
+    assert code == 1 and "world name 'files' is taken" in output, output

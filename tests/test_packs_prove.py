@@ -189,7 +189,7 @@ def test_a_world_task_already_solved_by_doing_nothing_is_refused(tmp_path: Path,
     root = tickets_copy(tmp_path)
     lines = [json.loads(line) for line in (root / "tasks.jsonl").read_text().splitlines()]
     solved = dict(lines[0], id="tickets/already", goal={"state": {"tickets": {"T-6": {"status": "closed"}}}})
-    solved["reference"] = json.dumps([{"final_answer": "nothing to do"}])
+    solved["reference"] = ["nothing to do"]
     (root / "tasks.jsonl").write_text(json.dumps(solved) + "\n")
     code, output = validate(root, capsys)
     assert code == 1 and "a no-action answer scores" in output, output

@@ -189,10 +189,17 @@ def _replay_reference(line: dict[str, Any]) -> Problems:
     from rlvr.core.types import Task
     from rlvr.graders.tool.episode import ToolEpisode
     from rlvr.graders.tool.grader import split_transcript
+    from rlvr.graders.tool.prove import reference_transcript
 
-    reference = line["reference"]
-    if not isinstance(reference, str):
-        return [("reference", "must be a transcript string (assistant turns, one JSON message a line)")]
+    reference = reference_transcript(line["reference"])
+    if reference is None or (isinstance(line["reference"], list) and not _turns_list(line["reference"])):
+        return [
+            (
+                "reference",
+                'must be a list of turns (each a list of {"name", "arguments"} calls, or the final answer '
+                "as a string) or a transcript string (assistant messages as JSON)",
+            )
+        ]
     episode = ToolEpisode(Task(id=str(line.get("id")), prompt="", family="tool", hidden=_hidden(line)))
     for turn in split_transcript(reference):
         if episode.done:
@@ -200,6 +207,22 @@ def _replay_reference(line: dict[str, Any]) -> Problems:
         episode.act(turn)
     verdict = episode.verdict()
     return [] if verdict.passed else [("reference", f"does not solve the task: {verdict.feedback}")]
+
+
+def _turns_list(reference: list[object]) -> bool:
+    return all(
+        isinstance(turn, str)
+        or (
+            isinstance(turn, list)
+            and all(
+                isinstance(c, dict)
+                and isinstance(c.get("name"), str)
+                and isinstance(c.get("arguments", {}), dict)
+                for c in turn
+            )
+        )
+        for turn in reference
+    )
 
 
 register_family_schema("tool", check_tool, _hidden)

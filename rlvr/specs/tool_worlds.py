@@ -22,6 +22,7 @@ import hashlib
 import importlib.util
 import inspect
 import json
+import sys
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -318,9 +319,11 @@ def _load_module(path: str, digest: str) -> dict[str, type[World]]:
     if spec is None or spec.loader is None:
         raise WorldDefinitionError(f"{path}: not a Python module")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a world module may use dataclasses, which look their module up
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
+        del sys.modules[spec.name]
         raise WorldDefinitionError(
             f"{path}: the module failed to import ({type(exc).__name__}: {exc})"
         ) from exc

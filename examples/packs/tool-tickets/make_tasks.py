@@ -2,7 +2,8 @@
 
 Each task is one line: the prompt (the task text, the world's tool schemas and the reply format, built by
 `tool_prompt`), the world's name, its initial `state`, the `goal`, an optional `policy`, and a `reference`
-transcript (the assistant turns of one solution, a JSON list of messages). `rlvr packs validate` replays
+solution as a list of turns: each turn a list of `{"name", "arguments"}` calls, or the final answer as a
+string (the warm-start teacher of `rlvr train` plays these turns). `rlvr packs validate` replays
 every reference and checks that the goal is reached and that an episode doing nothing fails.
 """
 
@@ -45,15 +46,15 @@ STATE: dict[str, Any] = {
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "arguments": arguments}}
+    return {"name": name, "arguments": arguments}
 
 
-def turn(*calls: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "tool_calls": [{"id": f"c{i}", **c} for i, c in enumerate(calls)]}
+def turn(*calls: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(calls)
 
 
-def answer(text: str) -> dict[str, Any]:
-    return {"final_answer": text}
+def answer(text: str) -> str:
+    return text
 
 
 TASKS: list[dict[str, Any]] = [
@@ -154,7 +155,7 @@ def main() -> None:
                 "world": Tickets.name,
                 "state": STATE,
                 "goal": spec["goal"],
-                "reference": json.dumps(spec["reference"]),
+                "reference": spec["reference"],
                 "optimal_calls": spec["optimal_calls"],
                 "max_turns": MAX_TURNS,
                 "difficulty": 1 + len(spec["reference"]) // 2,

@@ -1,0 +1,83 @@
+"""How long `rlvr packs validate` takes to prove tasks, per 100 tasks and per family.
+
+For each family a sample of a built-in pack (the first N tasks, evenly spread over the pack) is proved by
+the family's prover (reference + every trivial answer through the family grader, one grader per run) and,
+in the same run, the baseline: the same grader grading the references alone (what one grading pass of the
+pack costs). Reported per family: seconds per 100 tasks for the proof, for the baseline, and their ratio
+(the price of the trivial answers and the structural checks on top of one pass).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_validate.py [--tasks 100] [--families code,math,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from rlvr.core.types import Task
+from rlvr.graders.base import make_grader
+from rlvr.graders.code.prove import _trials as code_trials
+from rlvr.graders.math.prove import _trials as math_trials
+from rlvr.graders.proof.prove import _trials as proof_trials
+from rlvr.graders.prove import Trials, prove_pack_tasks
+from rlvr.graders.sql.prove import _trials as sql_trials
+from rlvr.graders.tool.prove import _trials as tool_trials
+from rlvr.task_packs.registry import load_pack
+
+PACKS = {
+    "code": "kata",
+    "math": "math-procedural",
+    "sql": "sql-shop",
+    "proof": "proof-identities",
+    "tool": "tool-worlds",
+}
+TRIALS = {
+    "code": code_trials,
+    "math": math_trials,
+    "sql": sql_trials,
+    "proof": proof_trials,
+    "tool": tool_trials,
+}
+
+
+def spread(tasks: list[Task], count: int) -> list[Task]:
+    step = max(1, len(tasks) // count)
+    return tasks[::step][:count]
+
+
+def baseline_seconds(pack_name: str, tasks: list[Task], family: str) -> float:
+    pack = load_pack(pack_name)
+    started = time.perf_counter()
+    with make_grader(pack) as grader:
+        trials: list[Trials] = [TRIALS[family](task) for task in tasks]
+        pairs = [(t.id, trial.reference) for t, trial in zip(tasks, trials, strict=True) if trial.reference]
+        grader.grade_many([p[0] for p in pairs], [p[1] for p in pairs])
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tasks", type=int, default=100)
+    parser.add_argument("--families", default=",".join(PACKS))
+    args = parser.parse_args()
+    print("| family (pack) | tasks | prove s/100 | one grading pass s/100 | ratio | problems |")
+    print("|---|---|---|---|---|---|")
+    for family in args.families.split(","):
+        pack = load_pack(PACKS[family])
+        tasks = spread(pack.tasks(), args.tasks)
+        base = baseline_seconds(PACKS[family], tasks, family)
+        started = time.perf_counter()
+        report = prove_pack_tasks(PACKS[family], pack, tasks)
+        proved = time.perf_counter() - started
+        per = 100 / len(tasks)
+        print(
+            f"| {family} ({PACKS[family]}) | {len(tasks)} | {proved * per:.1f} | {base * per:.1f} | "
+            f"{proved / base:.2f} | {len(report.problems)} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

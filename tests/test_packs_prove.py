@@ -4,7 +4,9 @@ pack validates, a pack's own tool world is graded like a built-in one, and trivi
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "packs"
 
 
-def write_pack(root: Path, family: str, lines: list[dict[str, object]], extra: str = "") -> Path:
+def write_pack(root: Path, family: str, lines: Sequence[Mapping[str, object]], extra: str = "") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "pack.toml").write_text(f'name = "t"\nfamily = "{family}"\n{extra}')
     (root / "tasks.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -78,7 +80,7 @@ def test_a_math_answer_of_plain_words_earns_no_format_credit() -> None:
     pack = load_pack(EXAMPLES / "math-basics")
     with make_grader(pack) as grader:
         words, wrong = grader.grade_many(["basics/1"] * 2, ["\\boxed{hello world}", "\\boxed{3/8}"])
-        text = grader.grade_task(
+        text = grader.grade(
             Task("x", "Capital of France?", "math", hidden={"answer": "Paris"}), "Answer: Lyon"
         )
     assert words.reward == 0.0 and "format" in words.gates
@@ -202,3 +204,16 @@ def test_a_pack_world_may_not_shadow_a_builtin_or_be_set_per_line(tmp_path: Path
     )
     code, output = validate(root, capsys)
     assert code == 1 and "world name 'files' is taken" in output, output
+
+
+def test_code_feedback_counts_failed_checks_and_shows_inputs_off_the_test_split_only() -> None:
+    pack = load_pack(EXAMPLES / "code-basics")  # [options] feedback = "visible"
+    wrong_clamp = "def clamp(x: int, lo: int, hi: int) -> int:\n    return min(hi, x)\n"  # forgets lo
+    wrong_max = "def running_max(xs: list[int]) -> list[int]:\n    return list(xs)\n"
+    with make_grader(pack, types=False) as grader:
+        train, held_out = grader.grade_many(["basics/clamp", "basics/running_max"], [wrong_clamp, wrong_max])
+    assert not train.passed and not held_out.passed
+    assert re.search(r"\(\d+ of \d+ hidden checks failed\)", train.feedback), train.feedback
+    assert "counterexample" in train.feedback and "'input'" in train.feedback
+    assert re.search(r"\(\d+ of \d+ hidden checks failed\)", held_out.feedback), held_out.feedback
+    assert "counterexample" not in held_out.feedback and "'input'" not in held_out.feedback

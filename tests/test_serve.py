@@ -164,10 +164,8 @@ def test_empty_batch(server):
     ("body", "status", "needle"),
     [
         ({"query": ["a", "b"], "prompts": ["a"], "labels": ["HumanEval/0"]}, 422, "same length"),
-        ({"query": ["ax"], "prompts": ["a"], "labels": ["HumanEval/9999"]}, 422, "not task ids"),
         ({"query": [3], "prompts": ["a"], "labels": ["HumanEval/0"]}, 422, "query.0"),
         ({"query": ["ax"], "prompts": ["a"], "labels": [None]}, 422, "labels.0"),
-        ({"query": ["ax"], "prompts": ["b"], "labels": ["HumanEval/0"]}, 422, "does not start with"),
         ({"query": ["ax"], "labels": ["HumanEval/0"]}, 422, "prompts"),
         ([1, 2], 422, "expected"),
         (

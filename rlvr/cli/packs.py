@@ -128,10 +128,9 @@ def run_validate(args: argparse.Namespace) -> int:
     except Exception as exc:  # a plugin that cannot load is the pack's problem, said in one line
         print(f"rlvr packs validate: {exc}", file=sys.stderr)
         return 2
-    if named:
-        validate: Callable[[], list[Problem]] | None = getattr(pack, "validate", None)
-        if validate is not None:
-            problems += validate()
+    validate: Callable[[], list[Problem]] | None = getattr(pack, "validate", None) if named else None
+    if validate is not None:
+        problems += validate()
     if args.format_only:
         if not named and not problems:
             print(f"ok (format): {pack.name} ({pack.family}), {len(tasks)} tasks, splits {pack.splits()}")

@@ -379,7 +379,7 @@ class CodeGrader(Grader):
                     feedback += f" ({outcome.count_text()})"
                 # a held-out task never shows its inputs, whatever the pack's feedback option says
                 if self.visible_feedback and outcome.counterexample and task.split != "test":
-                    feedback += f"; first failing input: {outcome.counterexample}"
+                    feedback += f"; counterexample (the first failing input): {outcome.counterexample}"
                 if self.counterexample_db is not None and outcome.counterexample:
                     record_counterexample(
                         Path(self.counterexample_db), task.id, outcome.counterexample["input"]

@@ -217,3 +217,25 @@ def test_code_feedback_counts_failed_checks_and_shows_inputs_off_the_test_split_
     assert "counterexample" in train.feedback and "'input'" in train.feedback
     assert re.search(r"\(\d+ of \d+ hidden checks failed\)", held_out.feedback), held_out.feedback
     assert "counterexample" not in held_out.feedback and "'input'" not in held_out.feedback
+
+
+def test_a_pack_world_runs_through_the_env_and_the_trainers_teacher() -> None:
+    import gymnasium as gym
+
+    import rlvr  # noqa: F401  (registers the env ids)
+    from rlvr.trainer.teachers import has_reference_turns, reference_turns
+
+    pack = load_pack(EXAMPLES / "tool-tickets")
+    assert has_reference_turns(pack, "train")  # `rlvr train` can warm-start on it
+    env = gym.make("rlvr/Tool-v0", pack=pack, disable_env_checker=True)
+    try:
+        for task in pack.tasks():
+            env.reset(options={"task_id": task.id})
+            reward, terminated = 0.0, False
+            for turn in reference_turns(task):
+                _, reward, terminated, truncated, info = env.step(turn)
+                if terminated or truncated:
+                    break
+            assert terminated and reward == pytest.approx(1.0), (task.id, info["verdict"])
+    finally:
+        env.close()

@@ -13,7 +13,7 @@ from typing import Any
 
 from rlvr.core.pack import MissingExtra, Problem
 from rlvr.core.validation import TRIVIAL_REWARD_LIMIT, TaskProof, ValidationReport
-from rlvr.graders.prove import NoProver, prove_pack_tasks
+from rlvr.graders.base import NoProver, prove_pack_tasks
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.importers import FORMATS, import_dataset
 from rlvr.task_packs.registry import PackError, available_names, list_packs, load_pack
@@ -118,8 +118,12 @@ def run_show(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     """Check the pack's files, then prove every task: its reference passes every gate with reward 1.0 and
     no trivial answer (empty, no-op, format-only) earns TRIVIAL_REWARD_LIMIT or more."""
+    from rlvr.graders.tool.validation import reference_problems
+
     named = not Path(args.path).is_dir() and args.path in available_names()
-    problems: list[Problem] = [] if named else validate_directory(args.path)
+    problems: list[Problem] = (
+        [] if named else validate_directory(args.path, provers={"tool": reference_problems})
+    )
     if problems:
         return _report_problems(problems, args.path)
     try:

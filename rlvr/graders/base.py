@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlvr.core.pack import TaskPack, UnknownTaskError
-from rlvr.core.types import Task, Verdict
+from rlvr.core.types import Task, Verdict, grader_fault
+from rlvr.core.validation import ValidationReport
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.options import GraderOptions
 
@@ -110,11 +111,6 @@ class Grader:
         self.close()
 
 
-def grader_fault(task_id: str, exc: BaseException) -> Verdict:
-    """The verdict for an item whose grader raised: a fault of the machinery, which trainers drop."""
-    return Verdict.failure(task_id, f"grader fault: {type(exc).__name__}: {exc}", fault="grader")
-
-
 def grade_or_fault(grader: Grader, task_ids: list[str], completions: list[str]) -> list[Verdict]:
     """`grader.grade_many`, with the one rule for a grader that breaks its promise not to raise (or
     returns the wrong number of verdicts): every item of the batch gets a `grader` fault verdict."""
@@ -137,7 +133,7 @@ def grader_class(family: str) -> type[Grader]:
 
 # A family's grader for another language than Python, by (family, the pack's `language`).
 LANGUAGE_GRADERS: dict[tuple[str, str], str] = {
-    ("code", "typescript"): "rlvr.graders.typescript.grader:TypeScriptGrader",
+    ("code", "typescript"): "rlvr.graders.code.typescript.grader:TypeScriptGrader",
 }
 
 
@@ -158,3 +154,34 @@ def check_options(pack: TaskPack, **options: Any) -> GraderOptions:
 
 def make_grader(pack: TaskPack, **options: Any) -> Grader:
     return pack_grader_class(pack)(pack, **options)
+
+
+# family -> "module:function(where, tasks, **options) -> ValidationReport"
+PROVERS: dict[str, str] = {
+    "code": "rlvr.graders.code.prove:prove_code_tasks",
+    "math": "rlvr.graders.math.prove:prove_math_tasks",
+    "sql": "rlvr.graders.sql.prove:prove_sql_tasks",
+    "proof": "rlvr.graders.proof.prove:prove_proof_tasks",
+    "tool": "rlvr.graders.tool.prove:prove_tool_tasks",
+    "repo": "rlvr.graders.repo.prove:prove_repo_tasks",
+}
+
+
+class NoProver(LookupError):
+    """The family has no prover here (the message says which)."""
+
+
+def prove_pack_tasks(where: str, pack: TaskPack, tasks: list[Task]) -> ValidationReport:
+    """`rlvr packs validate`: the family's prover (`graders/<family>/prove.py`) over `tasks` of `pack`
+    (its weights and options apply)."""
+    target = PROVERS.get(pack.family)
+    if target is None:
+        raise NoProver(f"no prover for family {pack.family!r}")
+    module_name, _, function_name = target.partition(":")
+    try:
+        prover = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as exc:
+        raise NoProver(f"the {pack.family} prover ({target}) is not available: {exc}") from exc
+    if pack.family == "repo":
+        return prover(where, tasks)
+    return prover(where, tasks, pack=pack)

@@ -103,35 +103,3 @@ def prove_with_grader(
         # the reference's own problem is reported above with its gates and feedback
         report.problems += [p for p in proof.problems(where) if p.field != "reference"]
     return report
-
-
-# family -> "module:function(where, tasks, **options) -> ValidationReport"
-PROVERS: dict[str, str] = {
-    "code": "rlvr.graders.code.prove:prove_code_tasks",
-    "math": "rlvr.graders.math.prove:prove_math_tasks",
-    "sql": "rlvr.graders.sql.prove:prove_sql_tasks",
-    "proof": "rlvr.graders.proof.prove:prove_proof_tasks",
-    "tool": "rlvr.graders.tool.prove:prove_tool_tasks",
-    "repo": "rlvr.graders.repo.prove:prove_repo_tasks",
-}
-
-
-class NoProver(LookupError):
-    """The family has no prover here (the message says which)."""
-
-
-def prove_pack_tasks(where: str, pack: TaskPack, tasks: list[Task]) -> ValidationReport:
-    """The family's prover over `tasks` of `pack` (its weights and options apply)."""
-    import importlib
-
-    target = PROVERS.get(pack.family)
-    if target is None:
-        raise NoProver(f"no prover for family {pack.family!r}")
-    module_name, _, function_name = target.partition(":")
-    try:
-        prover = getattr(importlib.import_module(module_name), function_name)
-    except (ImportError, AttributeError) as exc:
-        raise NoProver(f"the {pack.family} prover ({target}) is not available: {exc}") from exc
-    if pack.family == "repo":
-        return prover(where, tasks)
-    return prover(where, tasks, pack=pack)

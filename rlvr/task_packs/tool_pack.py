@@ -16,7 +16,7 @@ from typing import Any
 from rlvr.core.pack import Problem
 from rlvr.core.types import Task
 from rlvr.specs.tool_worlds import WORLDS, WorldDefinitionError, load_world_module, world_problems
-from rlvr.task_packs.directory import DIRECTORY_READERS, HIDDEN_BUILDERS, TASK_CHECKERS
+from rlvr.task_packs.directory import DIRECTORY_READERS, HIDDEN_BUILDERS, TASK_CHECKERS, Checker
 from rlvr.task_packs.task_lines import read_task_lines
 
 
@@ -53,7 +53,8 @@ def pack_worlds(root: Path) -> tuple[dict[str, str], list[Problem]]:
     return found, problems
 
 
-def read_tool_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
+def read_tool_tasks(root: Path, prover: Checker | None = None) -> tuple[list[Task], list[Problem]]:
+    """The tasks; `prover` (a grader-side line check, e.g. replaying the reference) runs on sound lines."""
     worlds, problems = pack_worlds(root)
     check_line, build_hidden = TASK_CHECKERS["tool"], HIDDEN_BUILDERS["tool"]
 
@@ -62,7 +63,7 @@ def read_tool_tasks(root: Path) -> tuple[list[Task], list[Problem]]:
             return [("world_module", "is set by the pack: list world modules in pack.toml `worlds`")]
         if isinstance(line.get("world"), str) and line["world"] in worlds:
             line["world_module"] = worlds[line["world"]]  # read by the checker and kept in the hidden spec
-        return check_line(line)
+        return check_line(line) or (prover(line) if prover is not None else [])
 
     tasks, line_problems = read_task_lines(root / "tasks.jsonl", "tool", check, build_hidden)
     return tasks, problems + line_problems

@@ -16,12 +16,12 @@ import time
 
 from rlvr.core.types import Task
 from rlvr.graders.base import make_grader, prove_pack_tasks
-from rlvr.graders.code.prove import _trials as code_trials
-from rlvr.graders.math.prove import _trials as math_trials
-from rlvr.graders.proof.prove import _trials as proof_trials
+from rlvr.graders.code.prove import task_trials as code_trials
+from rlvr.graders.math.prove import task_trials as math_trials
+from rlvr.graders.proof.prove import task_trials as proof_trials
 from rlvr.graders.prove import Trials
-from rlvr.graders.sql.prove import _trials as sql_trials
-from rlvr.graders.tool.prove import _trials as tool_trials
+from rlvr.graders.sql.prove import task_trials as sql_trials
+from rlvr.graders.tool.prove import task_trials as tool_trials
 from rlvr.task_packs.registry import load_pack
 
 PACKS = {

@@ -18,7 +18,7 @@ from rlvr.graders.code.validation import validate_tasks
 from rlvr.graders.prove import Trials, grader_for, prove_with_grader
 
 
-def _trials(task: Task, language: str) -> Trials:
+def task_trials(task: Task, language: str = "python") -> Trials:
     hidden = task.hidden
     if "program" in hidden:
         program = hidden["program"] if isinstance(hidden["program"], dict) else {}
@@ -53,7 +53,7 @@ def prove_code_tasks(
     language = str(getattr(pack, "language", "python") or "python")
     grader = grader_for(where, gradable, "code", pack, options)
     try:
-        proved = prove_with_grader(where, gradable, grader, lambda task: _trials(task, language))
+        proved = prove_with_grader(where, gradable, grader, lambda task: task_trials(task, language))
     finally:
         grader.close()
     report.problems += proved.problems

@@ -14,7 +14,7 @@ from rlvr.core.validation import ValidationReport
 from rlvr.graders.prove import Trials, grader_for, prove_with_grader
 
 
-def _trials(task: Task) -> Trials:
+def task_trials(task: Task) -> Trials:
     answer = task.hidden.get("answer")
     trivial = {
         "empty": "",
@@ -34,6 +34,6 @@ def prove_math_tasks(
 ) -> ValidationReport:
     grader = grader_for(where, tasks, "math", pack, options)
     try:
-        return prove_with_grader(where, tasks, grader, _trials)
+        return prove_with_grader(where, tasks, grader, task_trials)
     finally:
         grader.close()

@@ -16,7 +16,7 @@ from rlvr.graders.prove import Trials, grader_for, prove_with_grader
 _RELATION = re.compile(r"\\leq|\\geq|\\le|\\ge|<=|>=|≤|≥|=|<|>")
 
 
-def _trials(task: Task) -> Trials:
+def task_trials(task: Task) -> Trials:
     goal = str(task.hidden.get("goal") or "")
     match = _RELATION.search(goal)
     trivial = {"empty": ""}
@@ -39,6 +39,6 @@ def prove_proof_tasks(
 ) -> ValidationReport:
     grader = grader_for(where, tasks, "proof", pack, options)
     try:
-        return prove_with_grader(where, tasks, grader, _trials)
+        return prove_with_grader(where, tasks, grader, task_trials)
     finally:
         grader.close()

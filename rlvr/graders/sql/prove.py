@@ -18,7 +18,7 @@ from rlvr.graders.prove import Trials, grader_for, prove_with_grader
 _TABLE = re.compile(r"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?[\"`\[]?(\w+)", re.IGNORECASE)
 
 
-def _trials(task: Task) -> Trials:
+def task_trials(task: Task) -> Trials:
     hidden = task.hidden
     reference = hidden.get("reference")
     tables = _TABLE.findall(str(hidden.get("schema") or ""))
@@ -38,6 +38,6 @@ def prove_sql_tasks(
 ) -> ValidationReport:
     grader = grader_for(where, tasks, "sql", pack, options)
     try:
-        return prove_with_grader(where, tasks, grader, _trials)
+        return prove_with_grader(where, tasks, grader, task_trials)
     finally:
         grader.close()

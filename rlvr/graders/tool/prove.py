@@ -49,7 +49,7 @@ def reference_transcript(reference: Any) -> str | None:
     return json.dumps(messages)
 
 
-def _trials(task: Task) -> Trials:
+def task_trials(task: Task) -> Trials:
     hidden = task.hidden
     problems: list[tuple[str | None, str]] = []
     try:
@@ -71,6 +71,6 @@ def prove_tool_tasks(
 ) -> ValidationReport:
     grader = grader_for(where, tasks, "tool", pack, options)
     try:
-        return prove_with_grader(where, tasks, grader, _trials)
+        return prove_with_grader(where, tasks, grader, task_trials)
     finally:
         grader.close()

@@ -231,7 +231,7 @@ def test_a_pack_world_runs_through_the_env_and_the_trainers_teacher() -> None:
     try:
         for task in pack.tasks():
             env.reset(options={"task_id": task.id})
-            reward, terminated = 0.0, False
+            reward, terminated, info = 0.0, False, {}
             for turn in reference_turns(task):
                 _, reward, terminated, truncated, info = env.step(turn)
                 if terminated or truncated:

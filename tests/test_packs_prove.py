@@ -239,3 +239,18 @@ def test_a_pack_world_runs_through_the_env_and_the_trainers_teacher() -> None:
             assert terminated and reward == pytest.approx(1.0), (task.id, info["verdict"])
     finally:
         env.close()
+
+
+def test_a_whole_class_answer_is_not_graded_beside_the_prompts_class_stub() -> None:
+    """Found by proving kata: the stateful-class references scored 0.9, the prompt's stub class kept in
+    front of the answer's made pyright report the class declared twice."""
+    from rlvr.graders.code.extract import build_program
+    from rlvr.task_packs.kata import KataPack
+
+    pack = KataPack()
+    task = pack.get("kata/bank_account/1/0")
+    reference = task.hidden["reference"]
+    assert build_program(task.prompt, reference, "Account").count("class Account") == 1
+    with make_grader(pack, jobs=1) as grader:
+        verdict = grader.grade(task, reference)
+    assert verdict.passed and verdict.reward == pytest.approx(1.0), verdict.components

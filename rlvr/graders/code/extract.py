@@ -122,15 +122,19 @@ def _defines(module: ast.Module, name: str) -> bool:
 
 
 def prompt_preamble(prompt: str, entry_point: str) -> str:
-    """The prompt's code minus the entry point's own stub: its imports and helper functions,
-    which a full-program completion may rely on (e.g. HumanEval/32's `poly`)."""
+    """The prompt's code minus the entry point's own stub (a function, or a class whose methods are
+    stubs): its imports and helper functions, which a full-program completion may rely on (e.g.
+    HumanEval/32's `poly`). A kept class stub would be declared twice beside the answer's class."""
     module = parses(prompt)
     if module is None:
         return ""
     lines = prompt.splitlines(keepends=True)
     keep = [True] * len(lines)
     for node in module.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point:
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.name == entry_point
+        ):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
             for index in range(first, node.end_lineno or node.lineno):
                 keep[index] = False

@@ -254,3 +254,13 @@ def test_a_whole_class_answer_is_not_graded_beside_the_prompts_class_stub() -> N
     with make_grader(pack, jobs=1) as grader:
         verdict = grader.grade(task, reference)
     assert verdict.passed and verdict.reward == pytest.approx(1.0), verdict.components
+
+
+def test_an_answer_that_repeats_the_prompts_helper_is_not_charged_for_it() -> None:
+    """Found by proving humaneval: a whole program repeating the prompt's helper (HumanEval/10's
+    `is_palindrome`) was graded after the prompt's own copy, a redeclaration pyright charges."""
+    pack = load_pack("humaneval")
+    task = pack.get("HumanEval/10")
+    with make_grader(pack, jobs=1) as grader:
+        verdict = grader.grade(task, task.hidden["reference"])
+    assert verdict.passed and verdict.reward == pytest.approx(1.0), verdict.components

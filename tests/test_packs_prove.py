@@ -67,7 +67,7 @@ def test_a_broken_code_pack_is_refused(tmp_path: Path, capsys, fields, expected)
 def test_a_sound_code_pack_prints_its_trivial_rewards(tmp_path: Path, capsys) -> None:
     code, output = validate(write_pack(tmp_path, "code", [code_line()]), capsys)
     assert code == 0, output
-    assert "c/1  reference 1.000  empty 0.000  no-op " in output and "per 100" in output
+    assert "c/1: reference 1.000, empty 0.000, no-op " in output and "per 100" in output
 
 
 def test_a_math_task_whose_prompt_states_its_answer_is_refused(tmp_path: Path, capsys) -> None:

@@ -19,6 +19,7 @@ from rlvr.task_packs.importers import FORMATS, import_dataset
 from rlvr.task_packs.registry import PackError, available_names, list_packs, load_pack
 
 PROVE_CHUNK = 200  # tasks per prover call (one grader each); one progress step
+REPO_PROVE_CHUNK = 10  # repo tasks take seconds each
 
 
 def add_parser(subparsers: Any) -> None:
@@ -172,11 +173,12 @@ def _prove(pack: Any, tasks: list[Any], where: str) -> tuple[ValidationReport, f
     started = time.perf_counter()
     with Progress(transient=True, console=_stderr_console()) as progress:
         bar = progress.add_task(f"proving {pack.name}", total=len(tasks))
-        for start in range(0, len(tasks), PROVE_CHUNK):
-            chunk = prove_pack_tasks(where, pack, tasks[start : start + PROVE_CHUNK])
+        size = REPO_PROVE_CHUNK if pack.family == "repo" else PROVE_CHUNK
+        for start in range(0, len(tasks), size):
+            chunk = prove_pack_tasks(where, pack, tasks[start : start + size])
             report.problems += chunk.problems
             report.proofs += chunk.proofs
-            progress.advance(bar, len(tasks[start : start + PROVE_CHUNK]))
+            progress.advance(bar, len(tasks[start : start + size]))
     return report, time.perf_counter() - started
 
 
@@ -187,9 +189,9 @@ def _stderr_console() -> Any:
 
 
 def _proof_line(proof: TaskProof) -> str:
-    reference = "-" if proof.reference_reward is None else f"{proof.reference_reward:.3f}"
-    trivial = "  ".join(f"{name} {reward:.3f}" for name, reward in proof.trivial_rewards.items())
-    return f"{proof.task_id}  reference {reference}  {trivial}"
+    reference = "?" if proof.reference_reward is None else f"{proof.reference_reward:.3f}"
+    trivial = "".join(f", {name} {reward:.3f}" for name, reward in proof.trivial_rewards.items())
+    return f"{proof.task_id}: reference {reference}{trivial}"
 
 
 def _summary(proofs: list[TaskProof], seconds: float) -> None:

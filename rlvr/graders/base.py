@@ -182,6 +182,6 @@ def prove_pack_tasks(where: str, pack: TaskPack, tasks: list[Task]) -> Validatio
         prover = getattr(importlib.import_module(module_name), function_name)
     except (ImportError, AttributeError) as exc:
         raise NoProver(f"the {pack.family} prover ({target}) is not available: {exc}") from exc
-    if pack.family == "repo":
-        return prover(where, tasks)
+    if pack.family == "repo":  # the caller shows the progress
+        return prover(where, tasks, progress=False)
     return prover(where, tasks, pack=pack)

@@ -121,7 +121,7 @@ def test_a_proof_with_a_wrong_step_is_refused(tmp_path: Path, capsys) -> None:
     assert code == 1 and "the reference does not pass" in output, output
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.iterdir() if p.name != "repo-mini"))
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()))
 def test_every_example_pack_validates(name: str, capsys) -> None:
     if name == "code-basics-ts":
         pytest.importorskip("tree_sitter_typescript", reason="the typescript extra is not installed")
@@ -264,3 +264,44 @@ def test_an_answer_that_repeats_the_prompts_helper_is_not_charged_for_it() -> No
     with make_grader(pack, jobs=1) as grader:
         verdict = grader.grade(task, task.hidden["reference"])
     assert verdict.passed and verdict.reward == pytest.approx(1.0), verdict.components
+
+
+COUNTER_WORLD = """
+from typing import Any
+from rlvr.specs.tool_worlds import World, tool
+
+class Counter(World):
+    name = "counter"
+
+    def initial_state(self) -> dict[str, Any]:
+        return {"total": 0}
+
+    @tool("write")
+    def add(self, values: list[int]) -> int:
+        \"\"\"Add every value to the total; returns the new total.\"\"\"
+        self.state["total"] += sum(values)
+        return self.state["total"]
+"""
+
+
+def test_a_pack_worlds_tool_never_sees_a_huge_number_inside_a_list_argument(tmp_path: Path) -> None:
+    from rlvr.specs.tool_worlds import tool_prompt, world_class
+
+    (tmp_path / "world.py").write_text(COUNTER_WORLD)
+    world = world_class("counter", str(tmp_path / "world.py"))
+    line = {
+        "id": "c/1",
+        "prompt": tool_prompt("Add 2 and 3 to the total.", world, 4),
+        "world": "counter",
+        "goal": {"state": {"total": 5}},
+        "reference": [[{"name": "add", "arguments": {"values": [2, 3]}}], "done"],
+    }
+    write_pack(tmp_path, "tool", [line], extra='worlds = ["world.py"]\n')
+    pack = load_pack(tmp_path)
+    call = '{"tool_calls": [{"id": "a", "type": "function", "function": {"name": "add", "arguments": %s}}]}'
+    with make_grader(pack) as grader:
+        honest = grader.grade("c/1", call % '{"values": [2, 3]}' + '\n{"final_answer": "done"}')
+        episode = grader.new_episode(pack.get("c/1"))  # type: ignore[attr-defined]
+    assert honest.passed and honest.reward == pytest.approx(1.0)
+    observation = episode.act(call % '{"values": [1, 1e300]}')
+    assert "bad arguments" in observation and episode.world.state == {"total": 0}  # the world never saw it

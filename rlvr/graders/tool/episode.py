@@ -62,6 +62,21 @@ def subset_matches(expected: Any, actual: Any) -> bool:
     return expected == actual
 
 
+def _holds_unsafe_number(value: Any) -> bool:
+    """A number beyond MAX_NUMBER or not finite anywhere in an argument (lists and objects of a pack
+    world's tools included; their nesting is bounded by the turn parser)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int | float) and not isinstance(item, bool) and not abs(item) <= MAX_NUMBER:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 def _exists(state: Any, path: list[Any]) -> bool:
     for key in path:
         if isinstance(state, dict) and key in state:
@@ -233,11 +248,7 @@ class ToolEpisode:
         problems = sorted(self.validators[call.name].iter_errors(call.arguments), key=str)
         if problems:
             return reply | {"content": json.dumps({"error": f"bad arguments: {problems[0].message[:200]}"})}
-        unsafe = [
-            key
-            for key, value in call.arguments.items()
-            if isinstance(value, int | float) and not isinstance(value, bool) and not abs(value) <= MAX_NUMBER
-        ]
+        unsafe = [key for key, value in call.arguments.items() if _holds_unsafe_number(value)]
         if unsafe:
             problem = f"{unsafe[0]} must be a finite number of magnitude at most {MAX_NUMBER}"
             return reply | {"content": json.dumps({"error": f"bad arguments: {problem}"})}

@@ -305,3 +305,17 @@ def test_a_pack_worlds_tool_never_sees_a_huge_number_inside_a_list_argument(tmp_
     assert honest.passed and honest.reward == pytest.approx(1.0)
     observation = episode.act(call % '{"values": [1, 1e300]}')
     assert "bad arguments" in observation and episode.world.state == {"total": 0}  # the world never saw it
+
+
+def test_json_and_format_only_modes(tmp_path: Path, capsys) -> None:
+    broken = write_pack(
+        tmp_path / "p",
+        "sql",
+        [{"id": "s/1", "prompt": "p", "schema": SCHEMA, "reference": "SELECT id FROM t WHERE v > 1000"}],
+    )
+    assert main(["packs", "validate", str(broken), "--format-only"]) == 0  # the files are sound
+    assert "ok (format)" in capsys.readouterr().out
+    assert main(["packs", "validate", str(broken), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert report["proofs"][0]["task_id"] == "s/1" and report["proofs"][0]["reference_reward"] == 1.0
+    assert any(p["field"] == "no-op" for p in report["problems"])

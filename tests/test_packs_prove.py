@@ -98,11 +98,9 @@ SCHEMA = "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL);"
             {"kind": "dml", "reference": "UPDATE t SET v = v WHERE v > 1000"},
             "a no-op answer scores 1.000",
         ),
-        # empty on the visible rows; the boundary variants catch it only partly
-        ({"reference": "SELECT id FROM t WHERE v > 1000"}, "a no-op answer scores"),
         ({"reference": "SELECT id FROM t", "check": ["SELECT nope FROM t"]}, "reference"),
     ],
-    ids=["dml-noop", "query-always-empty", "check-does-not-resolve"],
+    ids=["dml-noop", "check-does-not-resolve"],
 )
 def test_a_broken_sql_pack_is_refused(tmp_path: Path, capsys, line, expected) -> None:
     task = {"id": "s/1", "prompt": "p", "schema": SCHEMA, "rows": {"t": [[1, 5], [2, 7]]}, **line}
@@ -319,3 +317,25 @@ def test_json_and_format_only_modes(tmp_path: Path, capsys) -> None:
     report = json.loads(capsys.readouterr().out.splitlines()[0])
     assert report["proofs"][0]["task_id"] == "s/1" and report["proofs"][0]["reference_reward"] == 1.0
     assert any(p["field"] == "no-op" for p in report["problems"])
+
+
+def test_an_empty_query_earns_nothing_from_databases_where_the_answer_is_empty() -> None:
+    """Found by proving sql-shop: `SELECT 1 WHERE 0` earned 0.25-0.375 on 17 filter tasks, partial credit
+    from the variants whose right answer is no rows. Those databases no longer pay partial credit."""
+    from rlvr.core.pack import StaticPack
+
+    hidden = {
+        "schema": SCHEMA,
+        "rows": {"t": [[1, 5], [2, 7]]},
+        "reference": "SELECT id FROM t WHERE v > 1000",
+    }
+    task = Task("s/1", "p", "sql", hidden=hidden)
+    with make_grader(StaticPack("t", [task], family="sql")) as grader:
+        empty, half = grader.grade_many(
+            ["s/1", "s/1"],
+            ["```sql\nSELECT 1 WHERE 0\n```", "```sql\nSELECT id FROM t WHERE v > 1000 AND id < 0\n```"],
+        )
+        right = grader.grade("s/1", "```sql\nSELECT id FROM t WHERE 1000 < v\n```")
+    assert empty.reward == 0.0 and not empty.passed
+    assert half.reward == 0.0  # also empty everywhere: the same nothing
+    assert right.passed and right.reward == 1.0

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.cli.completions import read_completions
+from rlvr.cli.grader_flags import honoured
 from rlvr.cli.isolation import add_require_isolation
 from rlvr.cli.swebench import add_options as add_swebench_options
 from rlvr.cli.swebench import run_swebench
 from rlvr.core.types import Verdict
-from rlvr.graders.base import Grader, grade_or_fault, make_grader, pack_grader_class
+from rlvr.graders.base import Grader, grade_or_fault, make_grader
 from rlvr.task_packs.registry import PackError, load_pack
 
 
@@ -60,16 +61,7 @@ def read_lines(path: Path) -> Iterator[tuple[int, str | None, str | None, str | 
 
 def _grader(args: argparse.Namespace, pack: Any) -> Grader:
     options: dict[str, Any] = {"sandbox": args.sandbox, "jobs": args.jobs, "runtime": args.runtime}
-    # The command line takes --jobs/--sandbox/--runtime for every pack; a family that runs no
-    # candidate code in a sandbox cannot honour them, so they are dropped with a note, not refused.
-    not_honoured = pack_grader_class(pack).options_class.not_honoured
-    for key in [k for k in options if k in not_honoured]:
-        value = options.pop(key)
-        if value not in (None, "local"):
-            print(
-                f"rlvr grade: --{key} has no effect on {pack.family} packs: {not_honoured[key]}",
-                file=sys.stderr,
-            )
+    options = honoured(pack, options, "rlvr grade")
     if args.no_types:
         options["types"] = False
     if args.executor == "ray":

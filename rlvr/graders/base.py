@@ -8,6 +8,7 @@ from typing import Any
 
 from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.core.types import Task, Verdict, grader_fault
+from rlvr.core.validation import ValidationReport
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.options import GraderOptions
 
@@ -173,3 +174,34 @@ def check_options(pack: TaskPack, **options: Any) -> GraderOptions:
 
 def make_grader(pack: TaskPack, **options: Any) -> Grader:
     return pack_grader_class(pack)(pack, **options)
+
+
+# family -> "module:function(where, tasks, **options) -> ValidationReport"
+PROVERS: dict[str, str] = {
+    "code": "rlvr.graders.code.prove:prove_code_tasks",
+    "math": "rlvr.graders.math.prove:prove_math_tasks",
+    "sql": "rlvr.graders.sql.prove:prove_sql_tasks",
+    "proof": "rlvr.graders.proof.prove:prove_proof_tasks",
+    "tool": "rlvr.graders.tool.prove:prove_tool_tasks",
+    "repo": "rlvr.graders.repo.prove:prove_repo_tasks",
+}
+
+
+class NoProver(LookupError):
+    """The family has no prover here (the message says which)."""
+
+
+def prove_pack_tasks(where: str, pack: TaskPack, tasks: list[Task]) -> ValidationReport:
+    """`rlvr packs validate`: the family's prover (`graders/<family>/prove.py`) over `tasks` of `pack`
+    (its weights and options apply)."""
+    target = PROVERS.get(pack.family)
+    if target is None:
+        raise NoProver(f"no prover for family {pack.family!r}")
+    module_name, _, function_name = target.partition(":")
+    try:
+        prover = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as exc:
+        raise NoProver(f"the {pack.family} prover ({target}) is not available: {exc}") from exc
+    if pack.family == "repo":  # the caller shows the progress
+        return prover(where, tasks, progress=False)
+    return prover(where, tasks, pack=pack)

@@ -345,8 +345,11 @@ class CodeGrader(Grader):
                 feedback = UNREPORTABLE_RESULTS[unreportable[0]]
                 if any(name in OVERSIZED_RESULTS for name in unreportable):
                     flags.append("oversized:result")
-            if self.visible_feedback and outcome.counterexample:
-                feedback += f"; counterexample: {outcome.counterexample}"
+            if outcome.count_text():
+                feedback += f" ({outcome.count_text()})"
+            # a held-out task never shows its inputs, whatever the pack's feedback option says
+            if self.visible_feedback and outcome.counterexample and task.split != "test":
+                feedback += f"; counterexample (the first failing input): {outcome.counterexample}"
             if self.counterexample_db is not None and outcome.counterexample:
                 record_counterexample(Path(self.counterexample_db), task.id, outcome.counterexample["input"])
         judgement = Judgement(tests, feedback, flags, visible_passed=visible_passed)

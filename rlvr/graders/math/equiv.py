@@ -868,6 +868,16 @@ def equivalent(
 _SEARCH_CONFIG = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
 
 
+def of_answer_kind(candidate: str, reference: str) -> bool:
+    """Whether `candidate` is an answer of the reference's kind, which format credit needs: any text for a
+    text or multiple-choice reference, anything but plain words for a mathematical one (`hello world`
+    parses as a product of letters, but it states no math)."""
+    c, r = normalise(candidate), normalise(reference)
+    if _is_text_answer(r) or _CHOICE.match(r):
+        return bool(c)
+    return bool(c) and not _is_text_answer(c)
+
+
 def extract_stated_answer(text: str) -> str | None:
     """The answer a prose completion states without marking it (`... so the total is $120$.`), found by
     math-verify's extraction (the last math span or number, with "final answer is" phrases first).

@@ -209,7 +209,12 @@ def test_an_sdist_is_laid_out_as_package_plus_tests(tmp_path: Path) -> None:
     archive = make_sdist(write_project(tmp_path / "src"), tmp_path)
     project = read_project(archive, tmp_path / "work")
     assert project.package == "minipkg"
-    assert project.modules() == ["minipkg/__init__.py", "minipkg/numbers.py", "minipkg/sequences.py", "minipkg/stack.py"]
+    assert project.modules() == [
+        "minipkg/__init__.py",
+        "minipkg/numbers.py",
+        "minipkg/sequences.py",
+        "minipkg/stack.py",
+    ]
     assert project.tests == ["tests/test_numbers.py", "tests/test_sequences.py", "tests/test_stack.py"]
     assert project.requirements == []
 
@@ -242,7 +247,11 @@ def test_capture_keeps_stable_calls_and_drops_order_dependent_ones(tmp_path: Pat
     stack = [c for c in report.scenarios if c.scenario["target"] == "minipkg.stack:Stack"]
     assert any([m for m, _ in c.scenario["steps"]][:3] == ["push", "push", "push"] for c in stack)
     assert any(c.outcome.get("init") == {"raises": "ValueError"} for c in stack)
-    mean_empty = [c for c in report.scenarios if c.scenario == {"kind": "call", "target": "minipkg.numbers:mean", "args": [[]]}]
+    mean_empty = [
+        c
+        for c in report.scenarios
+        if c.scenario == {"kind": "call", "target": "minipkg.numbers:mean", "args": [[]]}
+    ]
     assert mean_empty and mean_empty[0].outcome["raises"] == "ValueError"
 
 
@@ -250,7 +259,10 @@ def test_agrees_compares_what_the_recording_holds() -> None:
     assert agrees({"value": 2.5}, {"value": 2.5, "mutated": [[1]]})
     assert not agrees({"value": 2.5}, {"value": 2})
     assert not agrees({"value": 1}, {"raises": "TypeError"})
-    assert agrees({"steps": [{"value": 1}, {"raises": "StopIteration"}]}, {"steps": [{"value": 1}, {"raises": "StopIteration"}]})
+    assert agrees(
+        {"steps": [{"value": 1}, {"raises": "StopIteration"}]},
+        {"steps": [{"value": 1}, {"raises": "StopIteration"}]},
+    )
     assert not agrees({"steps": [{"value": 1}]}, {"steps": [{"value": 1}, {"value": 2}]})
 
 
@@ -268,8 +280,12 @@ def test_a_removed_body_keeps_signature_and_docstring() -> None:
 
 
 def test_an_iterator_symptom_names_the_call_and_the_items() -> None:
-    scenario = {"kind": "object", "target": "minipkg.sequences:chunks", "args": [[1, 2, 3], 2],
-                "steps": [["__next__", []]] * 3}
+    scenario = {
+        "kind": "object",
+        "target": "minipkg.sequences:chunks",
+        "args": [[1, 2, 3], 2],
+        "steps": [["__next__", []]] * 3,
+    }
     want = {"steps": [{"value": [1, 2]}, {"value": [3]}, {"raises": "StopIteration"}]}
     got = {"steps": [{"value": [1, 2]}, {"value": [3, 4]}, {"raises": "StopIteration"}]}
     text = describe_difference(scenario, got, want)
@@ -286,23 +302,36 @@ def test_failing_reference_tests_are_listed_unless_allowed(tmp_path: Path, sandb
 
 def test_mine_end_to_end_every_task_verified(tmp_path: Path, sandbox) -> None:
     """The whole pipeline on the fixture project: the pack validates, every task's reference scored
-    1.0 and its unchanged base at most 0.05 through gym.make("rlvr/Repo-v0"), each kind appears,
-    the issue quotes a symptom but never the injected change."""
-    root = write_project(tmp_path / "p", {"tests/test_broken.py": "def test_wrong():\n    assert 1 + 1 == 3\n"})
-    options = MineOptions(max_tasks=8, progress=False, allow_failing=True, seed=1, test_modules=("minipkg.stack",))
+    1.0 and its unchanged base failed the hidden checks through gym.make("rlvr/Repo-v0"), each kind
+    appears, the issue quotes a symptom but never the injected change."""
+    root = write_project(
+        tmp_path / "p", {"tests/test_broken.py": "def test_wrong():\n    assert 1 + 1 == 3\n"}
+    )
+    options = MineOptions(
+        max_tasks=5, progress=False, allow_failing=True, seed=1, test_modules=("minipkg.stack",)
+    )
     summary = Miner(options, sandbox=sandbox).mine(root, tmp_path / "pack")
     assert summary.tests_failing == ["tests/test_broken.py::test_wrong"]
     assert validate_directory(tmp_path / "pack") == []
     lines = [json.loads(line) for line in (tmp_path / "pack" / "tasks.jsonl").read_text().splitlines()]
-    assert len(lines) >= 4
+    assert len(lines) >= 3
+    assert summary.noop_mean is not None and summary.noop_mean < 0.5
     kinds = {line["meta"]["kind"] for line in lines}
     assert {"bug", "feature"} <= kinds, kinds
     for line in lines:
-        assert line["notes"]["checked"] == {"reference": 1.0, "noop": pytest.approx(line["notes"]["checked"]["noop"])}
-        assert line["notes"]["checked"]["noop"] <= 0.05
+        checked = line["notes"]["checked"]
+        # the reference earns full reward; the unchanged base failed the behaviour gate (how low its
+        # reward is depends on the grader's progress credit; summary.noop_mean reports it)
+        assert checked["reference"] == 1.0 and checked["noop"] < 0.5
         assert set(line["protected"]) >= {"tests/test_numbers.py", "tests/test_stack.py"}
         for path, text in line["base_edits"].items():
-            changed = [b for a, b in zip(textwrap.dedent(PROJECT[path]).lstrip("\n").splitlines(), text.splitlines(), strict=False) if a != b]
+            changed = [
+                b
+                for a, b in zip(
+                    textwrap.dedent(PROJECT[path]).lstrip("\n").splitlines(), text.splitlines(), strict=False
+                )
+                if a != b
+            ]
             for fragment in changed:
                 assert fragment.strip() not in line["prompt"]
         stack_task = any(p == "minipkg/stack.py" for p in line["base_edits"])

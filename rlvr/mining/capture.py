@@ -85,7 +85,10 @@ def module_of(target: str) -> str:
 
 
 def replay(
-    sandbox: WorkerPool, files: dict[str, str], scenarios: list[dict[str, Any]], timeout: float = REPLAY_TIMEOUT
+    sandbox: WorkerPool,
+    files: dict[str, str],
+    scenarios: list[dict[str, Any]],
+    timeout: float = REPLAY_TIMEOUT,
 ) -> list[Any]:
     """Each scenario's outcome on the repository `files` in the sandbox (None where it did not finish)."""
     outcomes: list[Any] = []
@@ -118,7 +121,11 @@ def capture(
             out = Path(scratch) / f"trace-{index}.jsonl"
             runs.append(
                 run_suite(
-                    mining_files, order, deps, timeout, trace={"package": package, "out": str(out)},
+                    mining_files,
+                    order,
+                    deps,
+                    timeout,
+                    trace={"package": package, "out": str(out)},
                     deselect=deselect,
                 )
             )

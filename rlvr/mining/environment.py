@@ -54,8 +54,16 @@ def install_requirements(requirements: list[str], prefix: Path) -> list[str]:
     if not requirements:
         return []
     command = [
-        sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-        "--target", str(prefix), *requirements,
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-compile",
+        "--target",
+        str(prefix),
+        *requirements,
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
     if done.returncode != 0:
@@ -134,9 +142,24 @@ def run_suite(
         if trace:
             env |= {f"RLVR_TRACE_{key.upper()}": value for key, value in trace.items()}
         command = [
-            *NETWORK_FREE[0], sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN,
-            "-o", "addopts=", "-o", "python_files=test_*.py *_test.py test.py", "--rootdir", str(repo),
-            "--import-mode=prepend", "-W", "ignore",
+            *NETWORK_FREE[0],
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            PLUGIN,
+            "-o",
+            "addopts=",
+            "-o",
+            "python_files=test_*.py *_test.py test.py",
+            "--rootdir",
+            str(repo),
+            "--import-mode=prepend",
+            "-W",
+            "ignore",
         ]
         if stop_at_first_failure:
             command.append("-x")

@@ -205,7 +205,9 @@ def describe_difference(scenario: dict[str, Any], got: Any, want: Any) -> str:
                     f"{_describe(expected)} (the expected items: {_shown([s.get('value') for s in theirs if 'value' in s])})."
                 )
     if got is None:
-        return f"{_call(scenario)} does not finish (it runs out of time or crashes); expected {_describe(want)}."
+        return (
+            f"{_call(scenario)} does not finish (it runs out of time or crashes); expected {_describe(want)}."
+        )
     return symptom(scenario, got, want)
 
 

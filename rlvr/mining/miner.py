@@ -11,7 +11,6 @@ reference scores 1.0 and the base state (a no-op submission) fails the hidden ch
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import random
@@ -25,6 +24,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from rlvr.graders.repo.patch import make_unified_diff
 from rlvr.graders.repo.runner import run_ops, same_value
 from rlvr.mining.capture import Captured, capture, replay
 from rlvr.mining.environment import install_requirements, run_suite
@@ -105,7 +105,10 @@ class MineSummary:
         ]
         if self.installed:
             out.append(f"  dependencies installed into deps/: {', '.join(self.installed)}")
-        for title, counts in (("scenarios dropped", self.scenario_drops), ("candidates dropped", self.dropped)):
+        for title, counts in (
+            ("scenarios dropped", self.scenario_drops),
+            ("candidates dropped", self.dropped),
+        ):
             for reason, count in sorted(counts.items(), key=lambda item: -item[1]):
                 out.append(f"  {title}: {count} {reason}")
         if self.noop_mean is not None:
@@ -128,6 +131,7 @@ class Miner:
     def __init__(self, options: MineOptions, sandbox: WorkerPool | None = None) -> None:
         self.options = options
         self._sandbox = sandbox
+        self._owns_sandbox = sandbox is None
         self.rng = random.Random(f"mine:{options.seed}")
         self.started = time.monotonic()
 
@@ -136,6 +140,12 @@ class Miner:
         if self._sandbox is None:
             self._sandbox = make_sandbox("local")
         return self._sandbox
+
+    def close(self) -> None:
+        """Close the sandbox this miner started (one passed in belongs to the caller)."""
+        if self._sandbox is not None and self._owns_sandbox:
+            self._sandbox.close()
+            self._sandbox = None
 
     def out_of_time(self) -> bool:
         return time.monotonic() - self.started > self.options.time_budget
@@ -194,8 +204,15 @@ class Miner:
         timings["suite"] = time.monotonic() - phase
         phase = time.monotonic()
         captured = capture(
-            self.sandbox, project.files, mining_files, project.package, test_targets, deps, SUITE_TIMEOUT,
-            deselect=failing, seed=self.options.seed,
+            self.sandbox,
+            project.files,
+            mining_files,
+            project.package,
+            test_targets,
+            deps,
+            SUITE_TIMEOUT,
+            deselect=failing,
+            seed=self.options.seed,
         )
         timings["capture"] = time.monotonic() - phase
         summary = MineSummary(
@@ -262,8 +279,12 @@ class Miner:
         bugs: list[Kept] = []
         dropped: Counter[str] = Counter()
         bug_goal = quota.get("bug", 0) + (2 * quota["multi"] + 2 if "multi" in quota else 0)
-        total = sum(min(len(pools[k]), g) for k, g in (("bug", bug_goal), ("feature", quota.get("feature", 0))))
-        bar = tqdm(total=max(total, 1), desc=f"mining {project.name}", disable=not self.options.progress, unit="task")
+        total = sum(
+            min(len(pools[k]), g) for k, g in (("bug", bug_goal), ("feature", quota.get("feature", 0)))
+        )
+        bar = tqdm(
+            total=max(total, 1), desc=f"mining {project.name}", disable=not self.options.progress, unit="task"
+        )
         for kind, goal in (("feature", quota.get("feature", 0)), ("bug", bug_goal)):
             found = 0
             for candidate in pools[kind]:
@@ -279,7 +300,9 @@ class Miner:
                     (bugs if kind == "bug" else kept).append(verdict)
         bar.close()
         bug_quota = quota.get("bug", 0)
-        multi = self._multi(bugs, by_module, files, quota.get("multi", 0), dropped) if "multi" in quota else []
+        multi = (
+            self._multi(bugs, by_module, files, quota.get("multi", 0), dropped) if "multi" in quota else []
+        )
         used = {id(part) for m in multi for part in m.candidate.parts}
         singles = [b for b in bugs if "bug" in self.options.kinds and id(b.candidate) not in used][:bug_quota]
         return kept + singles + multi, dropped
@@ -303,7 +326,8 @@ class Miner:
         state = {**files, **candidate.edits}
         got = replay(self.sandbox, state, [s.scenario for s in scenarios])
         differing = [
-            (i, g, s.outcome) for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
+            (i, g, s.outcome)
+            for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
             if g is None or not same_value(s.outcome, g)
         ]
         if not differing:
@@ -311,7 +335,9 @@ class Miner:
             return None
         module, _, qualified = candidate.function.partition(":")
         own = f"{module}:{qualified.split('.')[0]}"
-        if candidate.kind == "feature" and not any(scenarios[i].scenario["target"] == own for i, _, _ in differing):
+        if candidate.kind == "feature" and not any(
+            scenarios[i].scenario["target"] == own for i, _, _ in differing
+        ):
             dropped[f"{candidate.kind}: no scenario of the function itself sees it"] += 1
             return None
         tests = sorted({t.split("::", 1)[0] for i, _, _ in differing for t in scenarios[i].tests})
@@ -346,14 +372,19 @@ class Miner:
                 continue
             scenarios = self._scenarios_for(combined, by_module)
             keys = [json.dumps(s.scenario, sort_keys=True) for s in scenarios]
-            seen_first = {json.dumps(first.scenarios[i].scenario, sort_keys=True) for i, _, _ in first.differing}
-            seen_second = {json.dumps(second.scenarios[i].scenario, sort_keys=True) for i, _, _ in second.differing}
+            seen_first = {
+                json.dumps(first.scenarios[i].scenario, sort_keys=True) for i, _, _ in first.differing
+            }
+            seen_second = {
+                json.dumps(second.scenarios[i].scenario, sort_keys=True) for i, _, _ in second.differing
+            }
             if not (seen_first - seen_second) or not (seen_second - seen_first):
                 dropped["multi: the two bugs are not each observable on their own"] += 1
                 continue
             got = replay(self.sandbox, {**files, **combined.edits}, [s.scenario for s in scenarios])
             differing = [
-                (i, g, s.outcome) for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
+                (i, g, s.outcome)
+                for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
                 if g is None or not same_value(s.outcome, g)
             ]
             one = [d for d in differing if keys[d[0]] in seen_first - seen_second]
@@ -363,7 +394,13 @@ class Miner:
                 continue
             used |= {id(first), id(second)}
             combined.parts = [first.candidate, second.candidate]
-            out.append(Kept(combined, one[:1] + two[:1] + [d for d in differing if d not in one[:1] + two[:1]], scenarios))
+            out.append(
+                Kept(
+                    combined,
+                    one[:1] + two[:1] + [d for d in differing if d not in one[:1] + two[:1]],
+                    scenarios,
+                )
+            )
         return out
 
     # ------------------------------------------------------------------ task lines
@@ -384,7 +421,9 @@ class Miner:
                 difficulty = 3
             else:
                 shown = item.differing[:2] if candidate.kind == "multi" else item.differing[:1]
-                prompt = bug_issue([describe_difference(item.scenarios[i].scenario, g, w) for i, g, w in shown])
+                prompt = bug_issue(
+                    [describe_difference(item.scenarios[i].scenario, g, w) for i, g, w in shown]
+                )
                 difficulty = 4 if candidate.kind == "multi" else 2
             modules = {module_name(p) for p in candidate.paths}
             lines.append(
@@ -428,7 +467,10 @@ def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> 
 def _exercised(candidate: Candidate, by_module: dict[str, list[Captured]]) -> bool:
     module, _, qualified = candidate.function.partition(":")
     owner = qualified.split(".")[0]
-    return any(c.scenario["target"] in (f"{module}:{owner}", f"{module}:{qualified}") for c in by_module.get(module, []))
+    return any(
+        c.scenario["target"] in (f"{module}:{owner}", f"{module}:{qualified}")
+        for c in by_module.get(module, [])
+    )
 
 
 def _quotas(kinds: tuple[str, ...], total: int) -> dict[str, int]:
@@ -458,23 +500,12 @@ def write_pack(
     requires = ", ".join(json.dumps(r) for r in summary.installed)
     (out / "pack.toml").write_text(
         f'name = "{name}"\nfamily = "repo"\nversion = "1"\n'
-        f'description = {json.dumps(f"Tasks mined by rlvr packs mine from {project.name} ({source.name}): injected bugs, removed features, multi-location bugs; hidden checks captured from its tests.")}\n\n'
+        f"description = {json.dumps(f'Tasks mined by rlvr packs mine from {project.name} ({source.name}): injected bugs, removed features, multi-location bugs; hidden checks captured from its tests.')}\n\n"
         f"[mined]\nsource = {json.dumps(source.name)}\nsha256 = {json.dumps(digest)}\n"
         f"package = {json.dumps(project.package)}\nrequires = [{requires}]\n"
-        f'deps = {json.dumps("deps" if summary.installed else "")}\n'
+        f"deps = {json.dumps('deps' if summary.installed else '')}\n"
     )
     write_tasks(out, lines)
-
-
-def _diff(path: str, old: str | None, new: str | None) -> str:
-    """A unified diff from `old` to `new` (None: the file does not exist), as `git diff` prints it."""
-    lines = difflib.unified_diff(
-        (old or "").splitlines(keepends=True),
-        (new or "").splitlines(keepends=True),
-        "/dev/null" if old is None else f"a/{path}",
-        "/dev/null" if new is None else f"b/{path}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def _reason(gates: list[str], text: str) -> str:
@@ -502,8 +533,8 @@ def verify_pack(
             task = by_id[line["id"]]
             base, reference = task.hidden["base"], task.hidden["reference"]
             changed = sorted(p for p in set(base) | set(reference) if base.get(p) != reference.get(p))
-            fixed = "".join(_diff(p, base.get(p), reference.get(p)) for p in changed)
-            noop = _diff(changed[0], base[changed[0]], base[changed[0]] + "\n# nothing changed\n")
+            fixed = make_unified_diff(base, reference)
+            noop = make_unified_diff(base, {**base, changed[0]: base[changed[0]] + "\n# nothing changed\n"})
             rewards, gates, reasons = [], [], []
             for completion in (fixed, noop):
                 env.reset(options={"task_id": task.id})

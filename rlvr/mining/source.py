@@ -17,13 +17,28 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.markers import default_environment
 from packaging.requirements import InvalidRequirement, Requirement
 
 from rlvr.task_packs.repo_tasks.format import MAX_REPO_FILE_CHARS, MAX_REPO_FILES
 
-NOT_PACKAGES = {"test", "tests", "testing", "docs", "doc", "examples", "example", "tools", "scripts",
-                "benchmarks", "benchmark", "bench", "build", "dist", "setup", "site"}
+NOT_PACKAGES = {
+    "test",
+    "tests",
+    "testing",
+    "docs",
+    "doc",
+    "examples",
+    "example",
+    "tools",
+    "scripts",
+    "benchmarks",
+    "benchmark",
+    "bench",
+    "build",
+    "dist",
+    "setup",
+    "site",
+}
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py")
 MAX_TEST_DATA_CHARS = 2_000_000
@@ -53,7 +68,9 @@ class Project:
     def modules(self) -> list[str]:
         """The package's modules (path form), tests aside."""
         return sorted(
-            p for p in self.files if p.startswith(self.package + "/") and p.endswith(".py") and p not in self.tests
+            p
+            for p in self.files
+            if p.startswith(self.package + "/") and p.endswith(".py") and p not in self.tests
         )
 
 
@@ -114,7 +131,9 @@ def find_package(root: Path, name: str, wanted: str | None = None) -> tuple[Path
         for base, package in found:
             if package == wanted:
                 return base, package
-        raise SourceError(f"no package {wanted!r} in {root} (found: {', '.join(p for _, p in found) or 'none'})")
+        raise SourceError(
+            f"no package {wanted!r} in {root} (found: {', '.join(p for _, p in found) or 'none'})"
+        )
     if not found:
         raise SourceError(
             f"{root}: no Python package (a directory with __init__.py) at the top level or under src/; "
@@ -156,7 +175,6 @@ def declared_requirements(root: Path) -> list[str]:
     setup_py = root / "setup.py"
     if not raw and setup_py.is_file():
         raw += _setup_py_requirements(_read_text(setup_py) or "")
-    environment = default_environment()
     wanted: list[str] = []
     for text in raw:
         text = text.split("#", 1)[0].strip()
@@ -166,7 +184,7 @@ def declared_requirements(root: Path) -> list[str]:
             requirement = Requirement(text)
         except InvalidRequirement as exc:
             raise SourceError(f"{root}: cannot read the requirement {text!r}: {exc}") from exc
-        if requirement.marker is None or requirement.marker.evaluate(dict(environment) | {"extra": ""}):
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
             wanted.append(str(requirement).split(";", 1)[0].strip())
     return wanted
 
@@ -224,7 +242,9 @@ def read_project(source: Path, workdir: Path, package: str | None = None) -> Pro
             elif (text := _read_text(path)) is not None:
                 test_data[relative] = text
                 tests_outside.append(relative)
-    for path in sorted(root.glob("test_*.py")) + sorted(root.glob("*_test.py")) + sorted(root.glob("test.py")):
+    for path in (
+        sorted(root.glob("test_*.py")) + sorted(root.glob("*_test.py")) + sorted(root.glob("test.py"))
+    ):
         if _take(files, skipped, path.name, path):
             tests.append(path.name)
     for config in CONFIG_FILES:
@@ -232,7 +252,9 @@ def read_project(source: Path, workdir: Path, package: str | None = None) -> Pro
             if _take(files, skipped, config, root / config) and config == "conftest.py":
                 tests.append(config)
     if not any(TEST_FILE.search(t) or t == "test.py" for t in tests):
-        raise SourceError(f"{root}: no test files (test_*.py or *_test.py) found; the miner needs a pytest suite")
+        raise SourceError(
+            f"{root}: no test files (test_*.py or *_test.py) found; the miner needs a pytest suite"
+        )
     if len(files) > MAX_REPO_FILES:
         raise SourceError(
             f"{root}: {len(files)} files, more than a repo pack holds ({MAX_REPO_FILES}); "

@@ -148,7 +148,10 @@ def wrap_function(function: Any, target: str) -> Any:
             if frozen is not None:
                 call_args, call_kwargs = json.loads(frozen)
                 scenario = {"kind": "call", "target": target, "args": call_args}
-                _emit(scenario | ({"kwargs": call_kwargs} if call_kwargs else {}), {"raises": type(exc).__name__})
+                _emit(
+                    scenario | ({"kwargs": call_kwargs} if call_kwargs else {}),
+                    {"raises": type(exc).__name__},
+                )
             raise
         finally:
             STATE["busy"] = False
@@ -165,7 +168,10 @@ def wrap_function(function: Any, target: str) -> Any:
                     STATE["busy"] = False
                 if outcome is not None:
                     steps = [["__next__", []] for _ in outcome["steps"]]
-                    _emit({"kind": "object", "target": target, "args": call_args, **extra, "steps": steps}, outcome)
+                    _emit(
+                        {"kind": "object", "target": target, "args": call_args, **extra, "steps": steps},
+                        outcome,
+                    )
             else:
                 _emit({"kind": "call", "target": target, "args": call_args, **extra}, _outcome_value(result))
         return result
@@ -262,7 +268,9 @@ def install(package_name: str) -> None:
             __import__(info.name)
         except BaseException:  # noqa: BLE001, S112 - a module that does not import here is not traced
             continue
-    modules = [m for n, m in list(sys.modules.items()) if n == package_name or n.startswith(package_name + ".")]
+    modules = [
+        m for n, m in list(sys.modules.items()) if n == package_name or n.startswith(package_name + ".")
+    ]
     originals: dict[int, Any] = {}
     for module in modules:
         for name, value in list(vars(module).items()):

@@ -43,6 +43,38 @@ class CaptureReport:
     scenarios: list[Captured]
     dropped: Counter[str]
     runs: list[SuiteRun]
+    variants: list[Captured] = field(default_factory=list)
+    """Calls like the captured ones with one argument nudged, answered by the reference: hidden
+    checks no visible test shows, so a candidate that special-cases the tests' inputs fails them."""
+
+
+def _nudged(value: Any) -> list[Any]:
+    """Plain-data neighbours of one argument (same type)."""
+    if type(value) is bool or value is None:
+        return []
+    if type(value) is int:
+        return [value + 1, value - 1]
+    if type(value) is float:
+        return [value * 2 + 0.5]
+    if type(value) is str:
+        return [value + "x", value[:-1]] if value else ["a"]
+    if type(value) is list:
+        return [value[:-1], value + value[:1]] if value else []
+    return []
+
+
+def variants(scenario: dict[str, Any], rng: random.Random, limit: int = 2) -> list[dict[str, Any]]:
+    """Up to `limit` call scenarios that differ from `scenario` in one positional argument."""
+    if scenario.get("kind") != "call" or not scenario.get("args"):
+        return []
+    options = []
+    for index, value in enumerate(scenario["args"]):
+        for nudged in _nudged(value):
+            args = list(scenario["args"])
+            args[index] = nudged
+            options.append({**scenario, "args": args})
+    rng.shuffle(options)
+    return options[:limit]
 
 
 def _key(scenario: dict[str, Any]) -> str:
@@ -165,4 +197,23 @@ def capture(
         else:
             item.outcome = got
             kept.append(item)
-    return CaptureReport(kept, dropped, runs)
+    seen = {_key(c.scenario) for c in kept}
+    proposed = []
+    for item in kept:
+        for variant in variants(item.scenario, rng):
+            if _key(variant) not in seen:
+                seen.add(_key(variant))
+                proposed.append(Captured(variant, None, item.module, set(item.tests)))
+    answers = replay(sandbox, files, [c.scenario for c in proposed])
+    again = replay(sandbox, files, [c.scenario for c in proposed])
+    extra: list[Captured] = []
+    for item, first_answer, second_answer in zip(proposed, answers, again, strict=True):
+        if first_answer is None or not agrees(first_answer, second_answer) or _refused(first_answer):
+            continue
+        item.outcome = first_answer
+        extra.append(item)
+    return CaptureReport(kept, dropped, runs, extra)
+
+
+def _refused(outcome: Any) -> bool:
+    return "Refused" in json.dumps(outcome, default=str)

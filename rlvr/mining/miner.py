@@ -39,10 +39,11 @@ from rlvr.mining.kinds import (
     feature_issue,
     module_name,
 )
-from rlvr.mining.source import Project, SourceError, read_project
+from rlvr.mining.source import CONFIG_FILES, Project, SourceError, read_project
 from rlvr.sandbox import WorkerPool, make_sandbox
 
 MAX_TASK_SCENARIOS = 30
+MAX_CAPTURED_IN_TASK = 20  # the rest of a task's hidden checks are nudged variants of captured calls
 MAX_DIFFERING_IN_TASK = 15
 SUITE_TIMEOUT = 900.0
 
@@ -88,6 +89,7 @@ class MineSummary:
     requirements: list[str]
     installed: list[str]
     scenarios: int
+    variants: int = 0
     kept: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
     scenario_drops: dict[str, int] = field(default_factory=dict)
@@ -101,7 +103,7 @@ class MineSummary:
             f"{self.project} ({self.package}, {self.modules} modules): {total} task(s) kept "
             + (", ".join(f"{k} {v}" for k, v in sorted(self.kept.items())) or "none"),
             f"  reference suite: {self.tests_passed} passed, {len(self.tests_failing)} failing (excluded)",
-            f"  hidden scenarios captured from the tests: {self.scenarios}",
+            f"  hidden scenarios captured from the tests: {self.scenarios} (+ {self.variants} nudged variants)",
         ]
         if self.installed:
             out.append(f"  dependencies installed into deps/: {', '.join(self.installed)}")
@@ -225,6 +227,7 @@ class Miner:
             requirements=project.requirements,
             installed=installed,
             scenarios=len(captured.scenarios),
+            variants=len(captured.variants),
             scenario_drops=dict(captured.dropped),
         )
         if not captured.scenarios:
@@ -235,10 +238,13 @@ class Miner:
             )
         phase = time.monotonic()
         kept, dropped = self._candidates(project, captured.scenarios, deps, failing)
+        variants_by_module: dict[str, list[Captured]] = {}
+        for variant in captured.variants:
+            variants_by_module.setdefault(variant.module, []).append(variant)
         timings["candidates"] = time.monotonic() - phase
         summary.dropped = dict(dropped)
         phase = time.monotonic()
-        lines = self._task_lines(project, kept, summary.project)
+        lines = self._task_lines(project, kept, summary.project, variants_by_module)
         write_pack(out, summary.project, project, lines, summary, source)
         if self.options.verify:
             lines, failures = verify_pack(out, lines, self.options.progress, self.options.noop_limit)
@@ -404,9 +410,12 @@ class Miner:
         return out
 
     # ------------------------------------------------------------------ task lines
-    def _task_lines(self, project: Project, kept: list[Kept], name: str) -> list[dict[str, Any]]:
+    def _task_lines(
+        self, project: Project, kept: list[Kept], name: str, variants: dict[str, list[Captured]]
+    ) -> list[dict[str, Any]]:
         held_out = self._held_out(project)
-        protected = sorted(set(project.tests))
+        # the tests are the spec; the configuration files could turn the type checker or pytest off
+        protected = sorted(set(project.tests) | {p for p in project.files if p in CONFIG_FILES})
         lines: list[dict[str, Any]] = []
         counters: Counter[str] = Counter()
         for item in kept:
@@ -415,7 +424,9 @@ class Miner:
             differing_idx = [i for i, _, _ in item.differing][:MAX_DIFFERING_IN_TASK]
             rest = [i for i in range(len(item.scenarios)) if i not in differing_idx]
             self.rng.shuffle(rest)
-            chosen = sorted(differing_idx + rest[: max(0, MAX_TASK_SCENARIOS - len(differing_idx))])
+            chosen = sorted(differing_idx + rest[: max(0, MAX_CAPTURED_IN_TASK - len(differing_idx))])
+            nearby = [v.scenario for p in candidate.paths for v in variants.get(module_name(p), [])]
+            self.rng.shuffle(nearby)
             if candidate.kind == "feature":
                 prompt = feature_issue(candidate.function, candidate.docstring)
                 difficulty = 3
@@ -433,7 +444,8 @@ class Miner:
                     "repo": name,
                     "base_edits": dict(candidate.edits),
                     "reference_edits": {},
-                    "scenarios": [item.scenarios[i].scenario for i in chosen],
+                    "scenarios": [item.scenarios[i].scenario for i in chosen]
+                    + nearby[: MAX_TASK_SCENARIOS - len(chosen)],
                     "protected": protected,
                     "difficulty": difficulty,
                     "split": "test" if modules & held_out else "train",

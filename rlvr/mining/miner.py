@@ -46,6 +46,7 @@ MAX_TASK_SCENARIOS = 30
 MAX_CAPTURED_IN_TASK = 20  # the rest of a task's hidden checks are nudged variants of captured calls
 MAX_DIFFERING_IN_TASK = 15
 SUITE_TIMEOUT = 900.0
+CANDIDATE_SHARE = 0.5  # of the time budget; the rest is for checking each task with the grader
 
 
 class MiningError(RuntimeError):
@@ -149,8 +150,10 @@ class Miner:
             self._sandbox.close()
             self._sandbox = None
 
-    def out_of_time(self) -> bool:
-        return time.monotonic() - self.started > self.options.time_budget
+    def out_of_time(self, share: float = 1.0) -> bool:
+        """Is `share` of the time budget spent? (Candidates stop at CANDIDATE_SHARE, leaving the rest
+        for checking the tasks with the grader.)"""
+        return time.monotonic() - self.started > self.options.time_budget * share
 
     # ------------------------------------------------------------------ the whole run
     def mine(self, source: Path, out: Path) -> MineSummary:
@@ -247,7 +250,10 @@ class Miner:
         lines = self._task_lines(project, kept, summary.project, variants_by_module)
         write_pack(out, summary.project, project, lines, summary, source)
         if self.options.verify:
-            lines, failures = verify_pack(out, lines, self.options.progress, self.options.noop_limit)
+            deadline = self.started + self.options.time_budget
+            lines, failures = verify_pack(
+                out, lines, self.options.progress, self.options.noop_limit, deadline
+            )
             for reason, count in failures.items():
                 summary.dropped[reason] = summary.dropped.get(reason, 0) + count
             write_tasks(out, lines)
@@ -296,7 +302,7 @@ class Miner:
             for candidate in pools[kind]:
                 if found >= goal:
                     break
-                if self.out_of_time():
+                if self.out_of_time(CANDIDATE_SHARE):
                     dropped["time budget spent before it was tried"] += 1
                     continue
                 verdict = self._try(candidate, by_module, files, deps, failing, dropped)
@@ -369,7 +375,7 @@ class Miner:
         self.rng.shuffle(pairs)
         used: set[int] = set()
         for first, second in pairs:
-            if len(out) >= goal or self.out_of_time():
+            if len(out) >= goal or self.out_of_time(CANDIDATE_SHARE):
                 break
             if id(first) in used or id(second) in used:
                 continue
@@ -525,7 +531,11 @@ def _reason(gates: list[str], text: str) -> str:
 
 
 def verify_pack(
-    out: Path, lines: list[dict[str, Any]], progress: bool, noop_limit: float | None = None
+    out: Path,
+    lines: list[dict[str, Any]],
+    progress: bool,
+    noop_limit: float | None = None,
+    deadline: float | None = None,
 ) -> tuple[list[dict[str, Any]], Counter[str]]:
     """Each task graded through `gym.make("rlvr/Repo-v0", pack=out, mode="patch")`: the reference
     must score 1.0 and the base state (submitted unchanged) must fail the behaviour gate, and score
@@ -542,6 +552,9 @@ def verify_pack(
     failures: Counter[str] = Counter()
     try:
         for line in tqdm(lines, desc="checking tasks", disable=not progress, unit="task"):
+            if deadline is not None and time.monotonic() > deadline:
+                failures["check: the time budget ran out before it was checked"] += 1
+                continue
             task = by_id[line["id"]]
             base, reference = task.hidden["base"], task.hidden["reference"]
             changed = sorted(p for p in set(base) | set(reference) if base.get(p) != reference.get(p))

@@ -113,7 +113,8 @@ class MineSummary:
             ("candidates dropped", self.dropped),
         ):
             for reason, count in sorted(counts.items(), key=lambda item: -item[1]):
-                out.append(f"  {title}: {count} {reason}")
+                if count:
+                    out.append(f"  {title}: {count} {reason}")
         if self.noop_mean is not None:
             out.append(
                 f"  checked with the repo grader: {self.verified} task(s), reference 1.0 each, "
@@ -496,6 +497,9 @@ def _quotas(kinds: tuple[str, ...], total: int) -> dict[str, int]:
     chosen = {k: shares[k] for k in kinds}
     scale = sum(chosen.values())
     quota = {k: max(1, round(total * v / scale)) for k, v in chosen.items()}
+    while sum(quota.values()) > total and max(quota.values()) > 1:
+        largest = max(quota, key=lambda k: quota[k])
+        quota[largest] -= 1
     return quota
 
 

@@ -24,7 +24,9 @@ from rlvr.sandbox import WorkerPool
 
 REPLAY_CHUNK = 40
 REPLAY_TIMEOUT = 20.0
-MAX_PER_TARGET = 12
+MIN_PER_TARGET = 12
+MAX_PER_TARGET = 120
+SCENARIO_SHARE = 600
 MAX_SCENARIOS = 1500
 
 
@@ -180,9 +182,12 @@ def capture(
     rng.shuffle(stable)
     per_target: Counter[str] = Counter()
     chosen: list[Captured] = []
+    targets = {c.scenario["target"] for c in stable}
+    # a package with few public functions gets more scenarios for each
+    cap = max(MIN_PER_TARGET, min(MAX_PER_TARGET, SCENARIO_SHARE // max(1, len(targets))))
     for item in sorted(stable, key=lambda c: len(_key(c.scenario))):
         target = item.scenario["target"]
-        if per_target[target] >= MAX_PER_TARGET or len(chosen) >= MAX_SCENARIOS:
+        if per_target[target] >= cap or len(chosen) >= MAX_SCENARIOS:
             dropped["more than enough scenarios for the same target"] += 1
             continue
         per_target[target] += 1

@@ -30,6 +30,7 @@ class Candidate:
     function: str = ""  # "module:qualified" of the function touched
     docstring: str = ""
     parts: list[Candidate] = field(default_factory=list)
+    lines: list[tuple[str, int]] = field(default_factory=list)  # (path, line) the change touches
 
     @property
     def paths(self) -> list[str]:
@@ -85,6 +86,7 @@ def bug_candidates(path: str, text: str, rng: random.Random) -> list[Candidate]:
                     {path: mutated},
                     [f"{path}:{mutation.line}: {mutation.description}"],
                     function=f"{module_name(path)}:{owner}",
+                    lines=[(path, mutation.line)],
                 )
             )
     rng.shuffle(out)
@@ -127,6 +129,7 @@ def feature_candidates(path: str, text: str, rng: random.Random) -> list[Candida
                 [f"{path}:{node.lineno}: body of {qualified} removed"],
                 function=f"{module_name(path)}:{qualified}",
                 docstring=ast.get_docstring(node) or "",
+                lines=[(path, n) for n in range(node.lineno, (node.end_lineno or node.lineno) + 1)],
             )
         )
     rng.shuffle(out)
@@ -146,7 +149,9 @@ def combine(first: Candidate, second: Candidate, files: dict[str, str]) -> Candi
             edits[path] = merged
         else:
             edits[path] = text
-    return Candidate("multi", edits, first.where + second.where, parts=[first, second])
+    return Candidate(
+        "multi", edits, first.where + second.where, parts=[first, second], lines=first.lines + second.lines
+    )
 
 
 def _merge_edit(original: str, one: str, two: str) -> str | None:

@@ -275,6 +275,7 @@ class Miner:
         by_module: dict[str, list[Captured]] = {}
         for item in scenarios:
             by_module.setdefault(item.module, []).append(item)
+        flagged = type_error_lines(files)
         pools: dict[str, list[Candidate]] = {"bug": [], "feature": []}
         for path in project.modules():
             if module_name(path) not in by_module:
@@ -285,12 +286,17 @@ class Miner:
                 pools["feature"] += [
                     c for c in feature_candidates(path, files[path], self.rng) if _exercised(c, by_module)
                 ]
-        for pool in pools.values():
+        dropped: Counter[str] = Counter()
+        for kind, pool in pools.items():
+            # the types gate compares pyright's messages, which quote inferred types: a change on a line
+            # pyright already reports would make the reference look like it introduces an error
+            clean = [c for c in pool if not any(line in flagged for line in c.lines)]
+            dropped[f"{kind}: touches a line with a pyright error"] += len(pool) - len(clean)
+            pool[:] = clean
             self.rng.shuffle(pool)
         quota = _quotas(self.options.kinds, self.options.max_tasks)
         kept: list[Kept] = []
         bugs: list[Kept] = []
-        dropped: Counter[str] = Counter()
         bug_goal = quota.get("bug", 0) + (2 * quota["multi"] + 2 if "multi" in quota else 0)
         total = sum(
             min(len(pools[k]), g) for k, g in (("bug", bug_goal), ("feature", quota.get("feature", 0)))
@@ -472,6 +478,18 @@ class Miner:
         count = round(len(modules) * self.options.test_fraction)
         rng = random.Random(f"split:{self.options.seed}")
         return set(rng.sample(modules, count)) if count else set()
+
+
+def type_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
+    """(path, line) of each pyright error on the reference, one line per distinct message."""
+    from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+
+    checker = RepoTypeChecker(engine="cli")
+    try:
+        report = checker.check(files)
+    finally:
+        checker.close()
+    return {(path, line) for (path, _), line in report.lines.items()}
 
 
 def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> str | None:

@@ -344,3 +344,33 @@ def test_mine_end_to_end_every_task_verified(tmp_path: Path, sandbox) -> None:
         assert line["split"] == ("test" if stack_task else "train")
     assert sum(summary.kept.values()) == len(lines)
     assert (tmp_path / "pack" / "mining.json").is_file()
+
+
+def test_options_are_typed_and_quotas_fit_the_task_count() -> None:
+    from rlvr.mining.miner import _quotas
+
+    with pytest.raises(ValueError, match="unknown task kind"):
+        MineOptions(kinds=("bug", "bugs"))
+    with pytest.raises(TypeError):
+        MineOptions(max_task=3)  # type: ignore[call-arg]  # a misspelled option is an error
+    for total in (1, 3, 4, 10, 45):
+        quota = _quotas(("bug", "feature", "multi"), total)
+        assert sum(quota.values()) <= max(total, 3) and all(v >= 1 for v in quota.values())
+
+
+def test_pack_directory_names_for_many_sources() -> None:
+    from rlvr.mining.scale import mine_many, pack_dir_name
+
+    assert pack_dir_name(Path("boltons-26.2.0.tar.gz")) == "boltons"
+    assert pack_dir_name(Path("python_slugify-9.2.0.tar.gz")) == "python-slugify"
+    assert pack_dir_name(Path("/src/myproject")) == "myproject"
+    with pytest.raises(ValueError, match="same pack directory"):
+        mine_many([Path("a-1.0.tar.gz"), Path("a-2.0.tar.gz")], Path("/tmp/unused"), MineOptions())
+
+
+def test_cli_reports_a_bad_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rlvr.cli import main
+
+    assert main(["packs", "mine", str(tmp_path / "missing"), "--out", str(tmp_path / "out")]) == 1
+    assert "no such file or directory" in capsys.readouterr().err
+    assert main(["packs", "mine", str(tmp_path), "--out", str(tmp_path / "o"), "--kinds", "nope"]) == 2

@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from rlvr.graders.repo.patch import make_unified_diff
 from rlvr.graders.repo.runner import run_ops, same_value
+from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
 from rlvr.mining.capture import Captured, capture, replay
 from rlvr.mining.environment import install_requirements, run_suite
 from rlvr.mining.kinds import (
@@ -136,6 +137,7 @@ class Miner:
         self.options = options
         self._sandbox = sandbox
         self._owns_sandbox = sandbox is None
+        self._types: RepoTypeChecker | None = None
         self.rng = random.Random(f"mine:{options.seed}")
         self.started = time.monotonic()
 
@@ -145,8 +147,17 @@ class Miner:
             self._sandbox = make_sandbox("local")
         return self._sandbox
 
+    @property
+    def type_checker(self) -> RepoTypeChecker:
+        if self._types is None:
+            self._types = RepoTypeChecker()
+        return self._types
+
     def close(self) -> None:
         """Close the sandbox this miner started (one passed in belongs to the caller)."""
+        if self._types is not None:
+            self._types.close()
+            self._types = None
         if self._sandbox is not None and self._owns_sandbox:
             self._sandbox.close()
             self._sandbox = None
@@ -367,6 +378,12 @@ class Miner:
         if not run.failing:
             dropped[f"{candidate.kind}: the repo's tests all pass on it"] += 1
             return None
+        if self.type_checker.check(files).count_introduced_over(self.type_checker.check(state)):
+            # the types gate counts pyright's messages; a change can remove one (code it makes
+            # unreachable or reachable, a literal type quoted in a message) so that the untouched
+            # reference would look like it introduces an error
+            dropped[f"{candidate.kind}: the reference would fail the types gate over it"] += 1
+            return None
         return Kept(candidate, differing, scenarios)
 
     def _multi(
@@ -482,8 +499,6 @@ class Miner:
 
 def type_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
     """(path, line) of each pyright error on the reference, one line per distinct message."""
-    from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
-
     checker = RepoTypeChecker(engine="cli")
     try:
         report = checker.check(files)

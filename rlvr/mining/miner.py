@@ -47,6 +47,8 @@ MAX_TASK_SCENARIOS = 30
 MAX_CAPTURED_IN_TASK = 20  # the rest of a task's hidden checks are nudged variants of captured calls
 MAX_DIFFERING_IN_TASK = 15
 SUITE_TIMEOUT = 900.0
+MAX_TRIED_SCENARIOS = 40  # replayed per candidate
+MAX_TRIED_TESTS = 40  # the repo's tests (node ids) run per candidate: those that made a differing call
 CANDIDATE_SHARE = 0.5  # of the time budget; the rest is for checking each task with the grader
 
 
@@ -252,14 +254,17 @@ class Miner:
                 f"(dropped: {dict(captured.dropped)})"
             )
         phase = time.monotonic()
-        kept, dropped = self._candidates(project, captured.scenarios, deps, failing)
+        by_module: dict[str, list[Captured]] = {}
+        for item in captured.scenarios:
+            by_module.setdefault(item.module, []).append(item)
+        kept, dropped = self._candidates(project, by_module, deps, failing)
         variants_by_module: dict[str, list[Captured]] = {}
         for variant in captured.variants:
             variants_by_module.setdefault(variant.module, []).append(variant)
         timings["candidates"] = time.monotonic() - phase
         summary.dropped = dict(dropped)
         phase = time.monotonic()
-        lines = self._task_lines(project, kept, summary.project, variants_by_module)
+        lines = self._task_lines(project, kept, summary.project, variants_by_module, by_module)
         write_pack(out, summary.project, project, lines, summary, source)
         if self.options.verify:
             deadline = self.started + self.options.time_budget
@@ -280,12 +285,9 @@ class Miner:
 
     # ------------------------------------------------------------------ candidates
     def _candidates(
-        self, project: Project, scenarios: list[Captured], deps: Path | None, failing: list[str]
+        self, project: Project, by_module: dict[str, list[Captured]], deps: Path | None, failing: list[str]
     ) -> tuple[list[Kept], Counter[str]]:
         files = project.files
-        by_module: dict[str, list[Captured]] = {}
-        for item in scenarios:
-            by_module.setdefault(item.module, []).append(item)
         flagged = type_error_lines(files)
         pools: dict[str, list[Candidate]] = {"bug": [], "feature": []}
         for path in project.modules():
@@ -353,6 +355,16 @@ class Miner:
         dropped: Counter[str],
     ) -> Kept | None:
         scenarios = self._scenarios_for(candidate, by_module)
+        module, _, qualified = candidate.function.partition(":")
+        own_target = f"{module}:{qualified.split('.')[0]}"
+        own = [s for s in scenarios if s.scenario["target"] == own_target]
+        # a change inside a function is seen first by the calls to it; a helper's by a sample of
+        # its module's (replaying a whole large module per candidate would spend the budget)
+        scenarios = (
+            own[:MAX_TRIED_SCENARIOS]
+            if own
+            else self.rng.sample(scenarios, min(len(scenarios), MAX_TRIED_SCENARIOS))
+        )
         state = {**files, **candidate.edits}
         got = replay(self.sandbox, state, [s.scenario for s in scenarios])
         differing = [
@@ -363,14 +375,12 @@ class Miner:
         if not differing:
             dropped[f"{candidate.kind}: no captured scenario sees it"] += 1
             return None
-        module, _, qualified = candidate.function.partition(":")
-        own = f"{module}:{qualified.split('.')[0]}"
         if candidate.kind == "feature" and not any(
-            scenarios[i].scenario["target"] == own for i, _, _ in differing
+            scenarios[i].scenario["target"] == own_target for i, _, _ in differing
         ):
             dropped[f"{candidate.kind}: no scenario of the function itself sees it"] += 1
             return None
-        tests = sorted({t.split("::", 1)[0] for i, _, _ in differing for t in scenarios[i].tests})
+        tests = sorted({t for i, _, _ in differing for t in scenarios[i].tests})[:MAX_TRIED_TESTS]
         if not tests:
             dropped[f"{candidate.kind}: no repo test reaches it"] += 1
             return None
@@ -406,7 +416,7 @@ class Miner:
             combined = combine(first.candidate, second.candidate, files)
             if combined is None:
                 continue
-            scenarios = self._scenarios_for(combined, by_module)
+            scenarios = first.scenarios + [s for s in second.scenarios if s not in first.scenarios]
             keys = [json.dumps(s.scenario, sort_keys=True) for s in scenarios]
             seen_first = {
                 json.dumps(first.scenarios[i].scenario, sort_keys=True) for i, _, _ in first.differing
@@ -441,7 +451,12 @@ class Miner:
 
     # ------------------------------------------------------------------ task lines
     def _task_lines(
-        self, project: Project, kept: list[Kept], name: str, variants: dict[str, list[Captured]]
+        self,
+        project: Project,
+        kept: list[Kept],
+        name: str,
+        variants: dict[str, list[Captured]],
+        by_module: dict[str, list[Captured]],
     ) -> list[dict[str, Any]]:
         held_out = self._held_out(project)
         # the tests are the spec; the configuration files could turn the type checker or pytest off
@@ -452,9 +467,15 @@ class Miner:
             candidate = item.candidate
             counters[candidate.kind] += 1
             differing_idx = [i for i, _, _ in item.differing][:MAX_DIFFERING_IN_TASK]
-            rest = [i for i in range(len(item.scenarios)) if i not in differing_idx]
+            hidden = [item.scenarios[i].scenario for i in differing_idx]
+            taken = {json.dumps(h, sort_keys=True) for h in hidden}
+            rest = [
+                c.scenario
+                for c in self._scenarios_for(candidate, by_module)
+                if json.dumps(c.scenario, sort_keys=True) not in taken
+            ]
             self.rng.shuffle(rest)
-            chosen = sorted(differing_idx + rest[: max(0, MAX_CAPTURED_IN_TASK - len(differing_idx))])
+            hidden += rest[: max(0, MAX_CAPTURED_IN_TASK - len(hidden))]
             nearby = [v.scenario for p in candidate.paths for v in variants.get(module_name(p), [])]
             self.rng.shuffle(nearby)
             if candidate.kind == "feature":
@@ -474,8 +495,7 @@ class Miner:
                     "repo": name,
                     "base_edits": dict(candidate.edits),
                     "reference_edits": {},
-                    "scenarios": [item.scenarios[i].scenario for i in chosen]
-                    + nearby[: MAX_TASK_SCENARIOS - len(chosen)],
+                    "scenarios": hidden + nearby[: MAX_TASK_SCENARIOS - len(hidden)],
                     "protected": protected,
                     "difficulty": difficulty,
                     "split": "test" if modules & held_out else "train",

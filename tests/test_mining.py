@@ -314,7 +314,7 @@ def test_failing_reference_tests_are_listed_unless_allowed(tmp_path: Path, sandb
 @pytest.mark.slow
 def test_mine_end_to_end_every_task_verified(tmp_path: Path, sandbox) -> None:
     """The whole pipeline on the fixture project: the pack validates, every task's reference scored
-    1.0 and its unchanged base failed the hidden checks through gym.make("rlvr/Repo-v0"), each kind
+    1.0 and its unchanged base at most 0.05 through gym.make("rlvr/Repo-v0"), each kind
     appears, the issue quotes a symptom but never the injected change."""
     root = write_project(
         tmp_path / "p", {"tests/test_broken.py": "def test_wrong():\n    assert 1 + 1 == 3\n"}
@@ -331,14 +331,12 @@ def test_mine_end_to_end_every_task_verified(tmp_path: Path, sandbox) -> None:
     assert validate_directory(tmp_path / "pack") == []
     lines = [json.loads(line) for line in (tmp_path / "pack" / "tasks.jsonl").read_text().splitlines()]
     assert len(lines) >= 3
-    assert summary.noop_mean is not None and summary.noop_mean < 0.5
+    assert summary.noop_mean is not None and summary.noop_mean <= 0.05
     kinds = {line["meta"]["kind"] for line in lines}
     assert {"bug", "feature"} <= kinds, kinds
     for line in lines:
         checked = line["notes"]["checked"]
-        # the reference earns full reward; the unchanged base failed the behaviour gate (how low its
-        # reward is depends on the grader's progress credit; summary.noop_mean reports it)
-        assert checked["reference"] == 1.0 and checked["noop"] < 0.5
+        assert checked["reference"] == 1.0 and checked["noop"] <= 0.05
         assert set(line["protected"]) >= {"tests/test_numbers.py", "tests/test_stack.py"}
         for path, text in line["base_edits"].items():
             original = set(textwrap.dedent(PROJECT[path]).lstrip("\n").splitlines())

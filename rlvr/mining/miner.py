@@ -69,7 +69,7 @@ class MineOptions:
     package: str | None = None
     name: str | None = None
     verify: bool = True
-    noop_limit: float | None = None  # also drop tasks whose unchanged base scores above this
+    noop_limit: float | None = 0.05  # also drop tasks whose unchanged base scores above this (None: no limit)
     progress: bool = True
 
     def __post_init__(self) -> None:

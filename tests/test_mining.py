@@ -311,7 +311,6 @@ def test_failing_reference_tests_are_listed_unless_allowed(tmp_path: Path, sandb
     assert "tests/test_broken.py::test_wrong" in str(caught.value) and "--allow-failing" in str(caught.value)
 
 
-@pytest.mark.slow
 def test_mine_end_to_end_every_task_verified(tmp_path: Path, sandbox) -> None:
     """The whole pipeline on the fixture project: the pack validates, every task's reference scored
     1.0 and its unchanged base at most 0.05 through gym.make("rlvr/Repo-v0"), each kind

@@ -335,8 +335,8 @@ class Miner:
         multi = (
             self._multi(bugs, by_module, files, quota.get("multi", 0), dropped) if "multi" in quota else []
         )
-        used = {id(part) for m in multi for part in m.candidate.parts}
-        singles = [b for b in bugs if "bug" in self.options.kinds and id(b.candidate) not in used][:bug_quota]
+        # a bug may also be half of a multi task: the two tasks start from different states
+        singles = bugs[:bug_quota] if "bug" in self.options.kinds else []
         return kept + singles + multi, dropped
 
     def _scenarios_for(self, candidate: Candidate, by_module: dict[str, list[Captured]]) -> list[Captured]:

@@ -31,6 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "graders": {"core", "specs", "sandbox", "graders"},
     "executors": {"core", "specs", "sandbox", "task_packs", "graders", "executors"},
     "envs": {"core", "specs", "sandbox", "task_packs", "graders", "executors", "envs"},
+    "mining": {"core", "specs", "sandbox", "task_packs", "graders", "executors", "envs", "mining"},
 }
 
 

@@ -57,6 +57,9 @@ def add_parser(subparsers: Any) -> None:
     importing.add_argument("--name", default=None, help="pack name (default: the --out directory's name)")
     importing.add_argument("--split", default="train", help="split of rows that name none (default: train)")
     importing.set_defaults(func=run_import)
+    from rlvr.cli.mine import add_mine_parser
+
+    add_mine_parser(sub)
 
 
 def run_import(args: argparse.Namespace) -> int:

@@ -123,7 +123,8 @@ def main() -> None:
     slow = LatencyGrader(grader, lambda: last_generation["seconds"])
     results: dict[str, Any] = {"load_average_start": list(os.getloadavg()), "cpus": os.cpu_count()}
     try:
-        for name, used in (("demo", grader), ("grading_as_costly_as_generation", slow)):
+        scenarios: list[tuple[str, Any]] = [("demo", grader), ("grading_as_costly_as_generation", slow)]
+        for name, used in scenarios:
             agent = make_agent(config, pack, used, tokenizer)
             if used is slow:  # calibrate: the grader takes as long as the sequential step's generation
                 real_sample = grpo.sample_completions

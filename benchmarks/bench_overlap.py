@@ -88,7 +88,8 @@ def run_block(
     finally:
         if overlap is not None:
             overlap.close()
-    return out[1:]  # the first step of a block has nothing to overlap with
+    # the first step of a block has nothing to overlap with, the last nothing to sample ahead
+    return out[1:-1]
 
 
 def median(rows: list[dict[str, float]], key: str) -> float:
@@ -99,7 +100,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--steps", type=int, default=6, help="steps per block (the first is not counted)")
+    parser.add_argument(
+        "--steps", type=int, default=6, help="steps per block (the first and last are not counted)"
+    )
     parser.add_argument("--rounds", type=int, default=2, help="blocks per mode, alternating")
     parser.add_argument("--sft-steps", type=int, default=200, help="warm-start steps of the tiny model")
     parser.add_argument("--json", type=Path)

@@ -103,7 +103,9 @@ def run_show(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     if not Path(args.path).is_dir() and args.path in available_names():
         return _validate_named_pack(args.path)
-    problems = validate_directory(args.path)
+    from rlvr.graders.tool.validation import reference_problems
+
+    problems = validate_directory(args.path, provers={"tool": reference_problems})
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)

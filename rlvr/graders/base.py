@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlvr.core.pack import TaskPack, UnknownTaskError
-from rlvr.core.types import Task, Verdict
+from rlvr.core.types import Task, Verdict, grader_fault
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.options import GraderOptions
 
@@ -110,11 +110,6 @@ class Grader:
         self.close()
 
 
-def grader_fault(task_id: str, exc: BaseException) -> Verdict:
-    """The verdict for an item whose grader raised: a fault of the machinery, which trainers drop."""
-    return Verdict.failure(task_id, f"grader fault: {type(exc).__name__}: {exc}", fault="grader")
-
-
 def grade_or_fault(grader: Grader, task_ids: list[str], completions: list[str]) -> list[Verdict]:
     """`grader.grade_many`, with the one rule for a grader that breaks its promise not to raise (or
     returns the wrong number of verdicts): every item of the batch gets a `grader` fault verdict."""
@@ -137,7 +132,7 @@ def grader_class(family: str) -> type[Grader]:
 
 # A family's grader for another language than Python, by (family, the pack's `language`).
 LANGUAGE_GRADERS: dict[tuple[str, str], str] = {
-    ("code", "typescript"): "rlvr.graders.typescript.grader:TypeScriptGrader",
+    ("code", "typescript"): "rlvr.graders.code.typescript.grader:TypeScriptGrader",
 }
 
 

@@ -266,12 +266,27 @@ def run_cli(scenario):
     return {"stdout": captured.getvalue(), "exit": status}
 
 
+def _may_select(path, selector):
+    """Whether some test of file `path` may match `selector` (a file, a directory or a test id)."""
+    if not selector:
+        return True
+    where = selector.split("::", 1)[0].rstrip("/")
+    return path == where or path.startswith(where + "/")
+
+
+def _selects(selector, path, case_name):
+    if "::" not in selector:
+        return _may_select(path, selector)
+    node = path + "::" + case_name
+    return node == selector or node.startswith(selector + "::")
+
+
 def run_tests(arg):
     importer = STATE["importer"]
-    wanted = arg.get("paths") or None
+    selector = arg.get("selector") or ""
     lines, passed, failed = [], 0, 0
     for path in sorted(importer.files):
-        if not TEST_FILE.search(path) or (wanted and path not in wanted):
+        if not TEST_FILE.search(path) or not _may_select(path, selector):
             continue
         module_name = path[:-3].replace("/", ".")
         if module_name not in importer.modules:
@@ -296,6 +311,8 @@ def run_tests(arg):
                     failed += 1
                     lines.append(f"{path}::{name} ERROR: {type(exc).__name__}")
             for case_name, case in cases:
+                if not _selects(selector, path, case_name):
+                    continue
                 try:
                     case()
                     passed += 1

@@ -417,7 +417,7 @@ class RepoGrader(Grader):
         # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
         # the hacking gap) but never rewarded — they share a process with the candidate's code.
         job = ops_job(
-            files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})], self.timeout
+            files, [("scenario", s) for s in scenarios] + [("tests", {"selector": None})], self.timeout
         )
         if not perf:
             result, perf_result = self.sandbox.run(job), None

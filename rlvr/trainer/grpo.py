@@ -10,10 +10,12 @@ for each step:
     group advantages (r - mean) / std, one per episode, on every token the policy sampled (advantages.py)
     old log-probs, once, before any update; reference log-probs if beta > 0
     mu passes: clipped surrogate + beta * KL (losses.py), micro-batched, one optimiser step per pass
-    metrics.jsonl (and grading_errors.jsonl); checkpoint every N steps
+    metrics.jsonl (and grading_errors.jsonl, metrics.py); checkpoint every N steps
 held-out evaluation before and after; plots; summary.json
 
-The warm start that builds the starting policy is warm_start.py.
+With `[grpo] max_staleness = 1`, `GradingOverlap` hands the step the rollout sampled one step
+earlier, whose grading ran while this step's completions were generated (its docstring states the
+staleness rule). The warm start that builds the starting policy is warm_start.py.
 """
 
 from __future__ import annotations

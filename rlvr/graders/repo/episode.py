@@ -106,7 +106,13 @@ class RepoEpisode:
                 {"error": "no tool call found: call `submit` to finish, or another tool"}
             )
         else:
-            results = [self._call(call) for call in turn.calls]
+            results = []
+            for call in turn.calls:
+                results.append(self._call(call))
+                # budgets are spent per call: a turn of many sandboxed calls stops at the one that
+                # runs out, its later calls are answered with an error, never run
+                if not self.done and self.tool_seconds >= self.budgets.tool_seconds:
+                    self._check_budgets()
             observation = json.dumps(results)
         if not self.done:
             self._check_budgets()
@@ -133,7 +139,8 @@ class RepoEpisode:
     def _call(self, call: ToolCall) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "tool", "tool_call_id": call.id, "name": call.name}
         if self.done:
-            return message | {"content": "error: the episode ended (submitted) before this call"}
+            why = f"its {self.exhausted} budget ran out" if self.exhausted else "submitted"
+            return message | {"content": f"error: the episode ended ({why}) before this call"}
         handler = getattr(self, "tool_" + call.name, None) if call.name in TOOL_NAMES else None
         if handler is None:
             return message | {
@@ -322,8 +329,8 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "name": "read_file",
         "parameters": {
             "path": "file",
-            "start": "first line, from 1 (optional)",
-            "end": "last line, inclusive (optional)",
+            "start": "int (optional): first line, from 1",
+            "end": "int (optional): last line, inclusive",
         },
     },
     {

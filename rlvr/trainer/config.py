@@ -53,9 +53,7 @@ class ModelConfig:
 
 @dataclass
 class SFTConfig:
-    # -1: 1,000 for the built-in tiny model (at 500 the relation-word -> operator mapping had not formed
-    # at two of three seeds, which no GRPO step on the training split can repair), 0 for a model path
-    steps: int = -1
+    steps: int = -1  # -1: 500 for the built-in tiny model, 0 for a model path
     # teacher examples; multi-turn packs: at most this many reference episodes, drawn across templates
     examples: int = 6000
     batch_size: int = 32
@@ -154,7 +152,7 @@ class TrainConfig:
     def sft_steps(self) -> int:
         if self.sft.steps >= 0:
             return self.sft.steps
-        return 1000 if not self.model.path else 0
+        return 500 if not self.model.path else 0
 
 
 SECTIONS = {f.name: f for f in fields(TrainConfig)}

@@ -77,7 +77,7 @@ def preflight(config: TrainConfig) -> None:
     """Everything that can be checked without training: model path, pack, splits, grader, extras."""
     from rlvr.graders.base import GRADERS
     from rlvr.task_packs.registry import PackError, load_pack
-    from rlvr.trainer.agent import env_id_for, uses_episodes
+    from rlvr.trainer.agent import check_rollout, uses_episodes
     from rlvr.trainer.model import check_model_path
     from rlvr.trainer.teachers import has_reference_turns
 
@@ -103,8 +103,7 @@ def preflight(config: TrainConfig) -> None:
             f"pack {pack.name!r} has no warm-start teacher ({what}); set [sft] steps = 0 and give [model] path, "
             "or use the tiny-functions pack"
         )
-    if episodes:
-        env_id_for(config, pack)  # a family with no registered env needs [run] env
+    check_rollout(config, pack)
     if config.model.lora_rank > 0:
         try:
             import peft  # noqa: F401

@@ -233,12 +233,37 @@ def topological_order(n, edges):
     assert not wrong.passed
 
 
+def test_two_sum_hidden_inputs_mostly_have_a_pair(grader) -> None:
+    # with random targets most lists had no pair, so `return None` passed most hidden inputs
+    for difficulty in (1, 2, 3):
+        task = build_task("two_sum", difficulty, 0)
+        inputs = task.hidden["properties"]["inputs"]
+        with_pair = [
+            (values, target)
+            for values, target in inputs
+            if any(
+                values[i] + values[j] == target for i in range(len(values)) for j in range(i + 1, len(values))
+            )
+        ]
+        assert len(with_pair) >= 0.6 * len(inputs), (difficulty, len(with_pair), len(inputs))
+        always_none = grader.grade(task.id, "def two_sum(values, target):\n    return None\n")
+        assert not always_none.passed and always_none.reward < 0.15
+        brute_force_last_pair = """
+def two_sum(values, target):
+    for j in range(len(values) - 1, 0, -1):
+        for i in range(j - 1, -1, -1):
+            if values[i] + values[j] == target:
+                return (i, j)
+    return None
+"""
+        assert grader.grade(task.id, brute_force_last_pair).passed
+
+
 def test_cli_validates_the_named_pack(capsys: pytest.CaptureFixture[str]) -> None:
     from rlvr.cli import main
 
-    # the files and hidden specs (`--format-only`); proving every reference at reward 1.0 currently finds
-    # the stateful-class references losing 0.1 on types and two_sum's no-op earning 0.2 (see RESULTS.md)
-    assert main(["packs", "validate", "kata", "--format-only"]) == 0
+    # full validation: every reference scores 1.0 and no trivial answer reaches the trivial-reward limit
+    assert main(["packs", "validate", "kata", "--quiet"]) == 0
     assert "ok: kata (code)" in capsys.readouterr().out
 
 

@@ -387,3 +387,18 @@ def test_comment_only_pieces_never_hide_a_second_statement() -> None:
     assert len(split_statements("SELECT ';--'; SELECT 2")) == 2
     assert split_statements("SELECT '-- not a comment;' AS s") == ["SELECT '-- not a comment;' AS s;"]
     assert split_statements("-- only a comment;") == []
+
+
+def test_count_in_group_counts_differ_across_databases_so_a_constant_fails() -> None:
+    from rlvr.graders.sql.grader import prepare
+
+    tasks = [t for t in load_pack("sql-shop").tasks() if t.meta.get("template") == "count_in_group"]
+    grader = SQLGrader(StaticPack("count", tasks, family="sql"))
+    try:
+        for task in tasks:
+            counts = [result.rows[0][0] for result in prepare(task).expected]
+            assert counts[0] != 1 and 0 in counts and len(set(counts)) >= 3, (task.id, counts)
+            constant = grader.grade(task.id, "```sql\nSELECT 1\n```")
+            assert constant.reward < 0.2, (task.id, constant.reward)
+    finally:
+        grader.close()

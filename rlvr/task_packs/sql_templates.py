@@ -146,11 +146,26 @@ def _threshold(rng: random.Random, values: list[Any], low: int, high: int) -> An
 
 
 def count_in_group(rng: random.Random, d: Domain, data: Rows) -> Spec:
-    value = rng.choice(data[d.people])[2]
+    groups = [row[2] for row in data[d.people]]
+    value = rng.choice(groups)
+    if groups.count(value) == 1:  # a count of 1 is what `SELECT 1` returns: ask about a larger group
+        value = rng.choice([group for group in groups if groups.count(group) > 1])
     return {
         "question": f"How many {d.people} have {d.group} '{value}'? Return a single number.",
         "reference": f"SELECT COUNT(*) FROM {d.people} WHERE {d.group} = '{value}'",
+        "boundary_rows": [without_group(data, d, value)],
     }
+
+
+def without_group(data: Rows, d: Domain, value: str) -> Rows:
+    """The rows with nobody left in group `value` (they move to another group): the count is 0, which a query
+    that groups first and filters the groups returns as no row at all."""
+    rows = copy.deepcopy(data)
+    other = next(group for group in d.group_values if group != value)
+    for row in rows[d.people]:
+        if row[2] == value:
+            row[2] = other
+    return rows
 
 
 def filter_number(rng: random.Random, d: Domain, data: Rows) -> Spec:

@@ -153,3 +153,10 @@ def load_candidates(run_dir: Path) -> tuple[list[StoredCandidate], str]:
         f"{run_dir} holds no stored candidates: expected a `rlvr bench --out` directory (samples.jsonl) "
         f"or a `rlvr train` run directory ({CANDIDATES_DIR}/step_*.jsonl.gz)"
     )
+
+
+def store_rollout_candidates(
+    run_dir: Path, step: int, pack: str, verdicts: Sequence[Verdict], completions: Sequence[str]
+) -> None:
+    """The trainer's hook: one step's single-turn candidates (graded texts in verdict order)."""
+    write_step_candidates(run_dir, step, pack, [v.task_id for v in verdicts], completions, verdicts)

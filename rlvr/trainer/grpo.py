@@ -33,6 +33,9 @@ from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
 from rlvr.executors import make_executor_grader
 from rlvr.graders.base import Grader, grade_or_fault
+from rlvr.hacking.canaries import CanaryProbe
+from rlvr.hacking.candidates import store_rollout_candidates
+from rlvr.hacking.grading_record import grading_entry, write_grading_record
 from rlvr.task_packs.registry import load_pack
 from rlvr.trainer import model as models
 from rlvr.trainer import teachers
@@ -550,12 +553,14 @@ def train(
     if not r.grader_types and pack.family == "code":  # the type-checker layer is the code family's
         grader_options["types"] = False
     grader = make_executor_grader(pack, r.executor, r.ray_address or None, **grader_options)
+    write_grading_record(out_dir, {pack.name: grading_entry(r.pack, grader)})  # for `rlvr regrade`
 
     checkpoint = find_checkpoint(paths.checkpoint) if resume else None
     base, tokenizer, sft_info = starting_policy(config, paths, pack, grader, log)
     policy = policy_from(base, config, checkpoint)
     models.disable_dropout(policy)
     agent = make_agent(config, pack, grader, tokenizer)
+    canaries = CanaryProbe.for_run(config, pack, grader, paths.root, single_turn=agent.runner is None)
     uses_lora = config.model.lora_rank > 0
     reference = None
     if g.beta > 0:
@@ -654,6 +659,7 @@ def train(
                         }
                     )
                 record = {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
+                record.update(canaries.probe(policy, agent, config, rollout.verdicts, state["step"]))
                 record.update(
                     step_seconds=time.perf_counter() - step_started,
                     rollout_seconds=generated - step_started,
@@ -662,6 +668,10 @@ def train(
                     learning_rate=learning_rate,
                 )
                 metrics.append(record)
+                if agent.runner is None:  # every graded candidate with its receipt (`rlvr regrade`)
+                    texts = decode(agent.tokenizer, rollout.sequences)
+                    store_rollout_candidates(paths.root, state["step"], pack.name, rollout.verdicts, texts)
+                canaries.raise_if_alarm(snapshot)
                 curriculum.observe(stats["pass_rate"])
                 bar.update(1)
                 bar.set_postfix(
@@ -680,6 +690,7 @@ def train(
         finally:
             if agent.runner is not None:
                 agent.runner.close()
+            canaries.close()
             grader.close()
 
     records = metrics.read()

@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 
 from rlvr.graders.base import make_grader
-from rlvr.graders.typescript.compiler import TsCompiler
-from rlvr.graders.typescript.extract import extract_program
-from rlvr.graders.typescript.grader import TypeScriptGrader
-from rlvr.graders.typescript.syntax import blank_comments
-from rlvr.graders.typescript.toolchain import check_toolchain
+from rlvr.graders.code.typescript.compiler import TsCompiler
+from rlvr.graders.code.typescript.extract import extract_program
+from rlvr.graders.code.typescript.grader import TypeScriptGrader
+from rlvr.graders.code.typescript.syntax import blank_comments
+from rlvr.graders.code.typescript.toolchain import check_toolchain
 from rlvr.task_packs.registry import load_pack
 
 ROOT = Path(__file__).resolve().parents[1]

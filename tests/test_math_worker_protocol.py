@@ -17,7 +17,7 @@ import pytest
 from rlvr.core.pack import StaticPack
 from rlvr.core.types import Task
 from rlvr.graders.math.grader import MathGrader
-from rlvr.graders.sympy_worker import SympyWorker, WorkerProtocolError
+from rlvr.graders.math.worker import SympyWorker, WorkerProtocolError
 from rlvr.specs.reasoning_gym_scorers import ALLOWED_SCORERS, scorer_problem
 
 FORGED = {"ok": True, "equal": True, "how": "forged"}
@@ -30,7 +30,7 @@ def _worker_with_handler(body: str) -> list[str]:
     source = "\n".join(
         [
             "import json, os, struct, sys",
-            "import rlvr.graders.sympy_worker as worker",
+            "import rlvr.graders.math.worker as worker",
             "real = worker._handle",
             "def hostile(request):",
             hostile,

@@ -12,7 +12,8 @@ import pytest
 import rlvr  # noqa: F401  (registers the envs)
 from rlvr.graders.base import make_grader
 from rlvr.task_packs.registry import load_pack
-from rlvr.trainer import grpo, teachers
+from rlvr.trainer import teachers
+from rlvr.trainer import warm_start as start
 from rlvr.trainer.config import ConfigError, build_config
 
 SETTINGS = [
@@ -41,7 +42,7 @@ def warm_start(
     """Run the real warm start; record each stage's (teacher transcripts, steps, seed)."""
     config = build_config(None, [*SETTINGS, *settings])
     stages: list[Any] = []
-    real_batches, real_train = grpo.teacher_batches, grpo.supervised_warm_start
+    real_batches, real_train = start.teacher_batches, start.supervised_warm_start
 
     def batches(config: Any, pack: Any, tokenizer: Any, data: Any) -> Any:
         stages.append([data])
@@ -51,10 +52,10 @@ def warm_start(
         stages[-1] += [steps, seed]
         return real_train(model, batches, steps=steps, seed=seed, **kwargs)
 
-    monkeypatch.setattr(grpo, "teacher_batches", batches)
-    monkeypatch.setattr(grpo, "supervised_warm_start", train)
-    _, _, info = grpo.starting_policy(
-        config, grpo.RunPaths(tmp_path), pack, make_grader(pack), lambda _: None
+    monkeypatch.setattr(start, "teacher_batches", batches)
+    monkeypatch.setattr(start, "supervised_warm_start", train)
+    _, _, info = start.starting_policy(
+        config, tmp_path / "warm_start", pack, make_grader(pack), lambda _: None
     )
     return stages, info
 

@@ -18,10 +18,11 @@ from rlvr.task_packs.registry import load_pack
 from rlvr.trainer import grpo, teachers
 from rlvr.trainer.advantages import group_advantages
 from rlvr.trainer.config import ConfigError, ModelConfig, TrainConfig, build_config
-from rlvr.trainer.curriculum import Curriculum
+from rlvr.trainer.curriculum import Curriculum, up_to_difficulty
 from rlvr.trainer.episodes import ChatTemplate, Episode, EpisodeRunner, PlainTemplate, episode_sequences
 from rlvr.trainer.model import build_tiny_model, build_tokenizer, disable_dropout
 from rlvr.trainer.rollout import completion_logprobs
+from rlvr.trainer.warm_start import spread_sample
 
 
 @pytest.fixture(scope="module")
@@ -549,13 +550,13 @@ def test_teacher_transcripts_carry_mistakes_at_the_bug_rate(tool_pack: Any) -> N
 def test_a_capped_warm_start_keeps_every_template(tool_pack: Any) -> None:
     """`[sft] examples` below the pack's count draws across the list, never a prefix (the pack lists
     its tasks template by template); the draw follows the seed and keeps the pack's order."""
-    tasks = grpo.up_to_difficulty(tool_pack.tasks("train"), 2)
-    assert grpo.spread_sample(tasks, len(tasks) + 1, seed=0) == tasks
-    kept = grpo.spread_sample(tasks, len(tasks) // 4, seed=0)
+    tasks = up_to_difficulty(tool_pack.tasks("train"), 2)
+    assert spread_sample(tasks, len(tasks) + 1, seed=0) == tasks
+    kept = spread_sample(tasks, len(tasks) // 4, seed=0)
     assert len(kept) == len(tasks) // 4
     procedural = {t.meta["template"] for t in tasks if t.meta.get("procedural")}
     assert len(procedural) >= 14 and procedural <= {t.meta.get("template") for t in kept}
     position = {t.id: i for i, t in enumerate(tasks)}
     assert [position[t.id] for t in kept] == sorted(position[t.id] for t in kept)
-    assert grpo.spread_sample(tasks, len(tasks) // 4, seed=0) == kept
-    assert grpo.spread_sample(tasks, len(tasks) // 4, seed=1) != kept
+    assert spread_sample(tasks, len(tasks) // 4, seed=0) == kept
+    assert spread_sample(tasks, len(tasks) // 4, seed=1) != kept

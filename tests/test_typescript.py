@@ -12,9 +12,9 @@ import threading
 import pytest
 
 from rlvr.graders.code.oracle import Expected
-from rlvr.graders.typescript.extract import extract_program
-from rlvr.graders.typescript.oracle import read_outcome, representable, shaped
-from rlvr.graders.typescript.syntax import analyze, blank_comments, defines
+from rlvr.graders.code.typescript.extract import extract_program
+from rlvr.graders.code.typescript.oracle import read_outcome, representable, shaped
+from rlvr.graders.code.typescript.syntax import analyze, blank_comments, defines
 from rlvr.sandbox.pool import CallOutcome, Job
 from rlvr.sandbox.syscall_filter import build_thread_only_program
 from tests.conftest import NO_NODE
@@ -195,8 +195,8 @@ def test_builds_insert_the_counter_under_the_given_name(typescript_grader):
 def test_a_candidate_that_hangs_the_checker_is_flagged_alone(typescript_grader, monkeypatch):
     """A batch that times out is split; the candidate that still times out alone gets `timeout:types`
     (a scored 0), the others their own reports."""
-    from rlvr.graders.typescript import compiler as module
-    from rlvr.graders.typescript.compiler import TsCompiler
+    from rlvr.graders.code.typescript import compiler as module
+    from rlvr.graders.code.typescript.compiler import TsCompiler
 
     # type-level recursion that makes the checker work exponentially (bounded here by a short timeout)
     heavy = (

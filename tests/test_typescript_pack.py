@@ -14,7 +14,7 @@ import pytest
 from rlvr.core.types import Task
 from rlvr.graders.code.oracle import CodeOracle, OracleCache, OracleError
 from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests
-from rlvr.graders.typescript.oracle import TsOracle, python_task
+from rlvr.graders.code.typescript.oracle import TsOracle, python_task
 from rlvr.sandbox.pool import CallOutcome
 from rlvr.task_packs.humaneval_ts import build_data, load_data, ts_id
 from rlvr.task_packs.typescript import Unmappable, record_calls
@@ -219,7 +219,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "packs" / "code-bas
 
 def test_a_directory_pack_declares_typescript(typescript_grader, tmp_path):
     from rlvr.graders.base import make_grader
-    from rlvr.graders.typescript.grader import TypeScriptGrader
+    from rlvr.graders.code.typescript.grader import TypeScriptGrader
     from rlvr.task_packs.directory import DirectoryPack, PackValidationError
 
     pack = DirectoryPack(EXAMPLE)

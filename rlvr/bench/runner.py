@@ -22,8 +22,8 @@ from rlvr.bench.store import BenchError, SampleStore, check_run_identity
 from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.core.types import Task
 from rlvr.graders.base import Grader, make_grader
-from rlvr.hacking.grading_record import grading_entry, write_grading_record
 from rlvr.task_packs.registry import load_pack
+from rlvr.trainer.candidates import write_grading_record
 
 PackRef = str | TaskPack
 
@@ -75,8 +75,8 @@ class GraderCache:
         for ref in refs:
             pack = self.pack(ref)
             if pack.name in self._graders:
-                entries[pack.name] = grading_entry(
-                    ref if isinstance(ref, str) else None, self._graders[pack.name]
+                entries[pack.name] = (
+                    self._graders[pack.name].receipt_book().entry(ref if isinstance(ref, str) else None)
                 )
         return entries
 

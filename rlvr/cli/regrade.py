@@ -41,7 +41,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlvr.hacking.candidates import CandidateStoreError
     from rlvr.hacking.regrade import (
         Configuration,
         RegradeError,
@@ -50,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         parse_settings,
         regrade_run,
     )
+    from rlvr.trainer.candidates import CandidateStoreError
 
     try:
         overrides = parse_settings(args.settings)

@@ -77,8 +77,7 @@ def preflight(config: TrainConfig) -> None:
     """Everything that can be checked without training: model path, pack, splits, grader, extras."""
     from rlvr.graders.base import GRADERS
     from rlvr.task_packs.registry import PackError, load_pack
-    from rlvr.trainer.episodes import ENV_IDS
-    from rlvr.trainer.grpo import uses_episodes
+    from rlvr.trainer.agent import env_id_for, uses_episodes
     from rlvr.trainer.model import check_model_path
     from rlvr.trainer.teachers import has_reference_turns
 
@@ -104,9 +103,8 @@ def preflight(config: TrainConfig) -> None:
             f"pack {pack.name!r} has no warm-start teacher ({what}); set [sft] steps = 0 and give [model] path, "
             "or use the tiny-functions pack"
         )
-    env_id = config.run.env or ENV_IDS.get(pack.family, "")
-    if episodes and not env_id:
-        raise ConfigError(f"no environment for the {pack.family} family; set [run] env to a Gymnasium env id")
+    if episodes:
+        env_id_for(config, pack)  # a family with no registered env needs [run] env
     if config.model.lora_rank > 0:
         try:
             import peft  # noqa: F401
@@ -140,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rlvr train: {exc}", file=sys.stderr)
         return 2
 
-    from rlvr.hacking.canaries import CanaryAlarm
+    from rlvr.trainer.canaries import CanaryAlarm
     from rlvr.trainer.grpo import train
 
     out.mkdir(parents=True, exist_ok=True)

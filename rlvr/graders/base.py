@@ -148,7 +148,7 @@ def grader_class(family: str) -> type[Grader]:
 
 # A family's grader for another language than Python, by (family, the pack's `language`).
 LANGUAGE_GRADERS: dict[tuple[str, str], str] = {
-    ("code", "typescript"): "rlvr.graders.typescript.grader:TypeScriptGrader",
+    ("code", "typescript"): "rlvr.graders.code.typescript.grader:TypeScriptGrader",
 }
 
 

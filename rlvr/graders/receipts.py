@@ -168,7 +168,21 @@ class ReceiptBook:
         self.pack_version = str(pack.version)
         self.grader = grader_version(grader_class)
         self.options = options_digest(options)
+        self.plain_options = plain_options(options)
+        self.family = pack.family
         self._tasks: dict[tuple[str, int], tuple[Task, str]] = {}
+
+    def entry(self, pack_ref: str | None) -> dict[str, Any]:
+        """How this grader grades, for a run's `grading.json`: the pack reference it was loaded from
+        (None for an in-memory pack), the versions and the options (plain data and their digest)."""
+        return {
+            "pack": pack_ref,
+            "pack_version": self.pack_version,
+            "family": self.family,
+            "grader": self.grader,
+            "options_digest": self.options,
+            "options": self.plain_options,
+        }
 
     def task_digest(self, task: Task) -> str:
         key = (task.id, id(task))

@@ -28,9 +28,8 @@ from rlvr.core.pack import TaskPack
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader, grade_or_fault, make_grader
 from rlvr.graders.receipts import EXECUTION_OPTIONS, RECEIPT_KEYS
-from rlvr.hacking.candidates import StoredCandidate, load_candidates
-from rlvr.hacking.grading_record import read_grading_record
 from rlvr.task_packs.registry import load_pack
+from rlvr.trainer.candidates import StoredCandidate, load_candidates, read_grading_record
 
 RECORDED = "recorded"  # the verdicts the run stored, not re-graded
 CURRENT = "current"  # today's grader with the run's recorded options

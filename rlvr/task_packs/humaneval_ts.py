@@ -3,7 +3,7 @@
 Each task keeps its Python task as hidden data (`hidden["source"]`): the TypeScript grader judges
 candidates with that task's oracle, so the reference *outputs* are the Python reference's on the same
 hidden inputs, the task's own `check` is replayed, and the generated property inputs are the Python
-pack's (read through JSON; see rlvr/graders/typescript/oracle.py for the int/float rule).
+pack's (read through JSON; see rlvr/graders/code/typescript/oracle.py for the int/float rule).
 
 The translator (rlvr/task_packs/typescript.py, run by scripts/make_humaneval_ts.py into
 humaneval_ts.json, which the pack reads; tests/test_typescript_pack.py checks the file is current) writes,

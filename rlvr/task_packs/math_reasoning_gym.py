@@ -1,6 +1,6 @@
 """`reasoning-gym`: math tasks from the `reasoning-gym` package's procedural generators (optional extra:
 `pip install 'rlvr[reasoning]'`). Answers are scored by each generator's own `score_answer`, run in the
-math grader's sympy worker (rlvr/graders/sympy_worker.py), never in the grader process, and only for the
+math grader's sympy worker (rlvr/graders/math/worker.py), never in the grader process, and only for the
 generators of rlvr/specs/reasoning_gym_scorers.py (their scorers never evaluate an answer as code). Held-out
 generators form the `test` split.
 """

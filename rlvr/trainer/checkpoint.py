@@ -9,12 +9,52 @@ from __future__ import annotations
 
 import random
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
 STATE_FILE = "trainer_state.pt"
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """The files of a run directory."""
+
+    root: Path
+
+    @property
+    def metrics(self) -> Path:
+        return self.root / "metrics.jsonl"
+
+    @property
+    def grading_errors(self) -> Path:
+        return self.root / "grading_errors.jsonl"
+
+    @property
+    def flagged_samples(self) -> Path:
+        return self.root / "flagged_samples.jsonl"
+
+    @property
+    def summary(self) -> Path:
+        return self.root / "summary.json"
+
+    @property
+    def plots(self) -> Path:
+        return self.root / "plots"
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.root / "checkpoint"
+
+    @property
+    def warm_start(self) -> Path:
+        return self.root / "warm_start"
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
 
 
 def save_checkpoint(

@@ -15,6 +15,11 @@ from typing import Any
 from rlvr.core.types import Task
 
 
+def up_to_difficulty(tasks: list[Task], level: int) -> list[Task]:
+    """The tasks of difficulty <= `level` (every task when `level` is 0)."""
+    return [t for t in tasks if not level or t.difficulty <= level]
+
+
 def group_size_for(difficulty: int, low: int, high: int, group_size: int, group_size_max: int) -> int:
     if group_size_max <= group_size or high <= low:
         return group_size

@@ -27,17 +27,9 @@ import torch
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
-from rlvr.graders.base import Grader
+from rlvr.envs.training import Grader
 from rlvr.trainer.rollout import Sequences, generate_ids, stop_ids_of
 
-ENV_IDS: dict[str, str] = {
-    "code": "rlvr/Code-v0",
-    "math": "rlvr/Math-v0",
-    "tool": "rlvr/Tool-v0",
-    "sql": "rlvr/SQL-v0",
-    "proof": "rlvr/Proof-v0",
-}
-MULTI_TURN_FAMILIES = frozenset({"tool"})
 TOKEN_BUDGET_FLAG = "episode_token_budget"
 EndReason = Literal["env", "turn_limit", "token_budget"]
 

@@ -1,105 +1,56 @@
-"""GRPO, top to bottom.
+"""GRPO, top to bottom (`train`, then the step's two halves: `collect_rollout`, `policy_update`).
 
 for each step:
-    draw tasks (curriculum)              -> G episodes per task (G grows with difficulty)
-        single-turn families: one completion each, the whole step graded in one batch
-        multi-turn families: turns through the Gymnasium env, observations appended as context
+    draw tasks (curriculum.py)          -> G episodes per task (G grows with difficulty)
+        single-turn families: one completion each (rollout.py), the whole step graded in one batch
+        multi-turn families: turns through the family's Gymnasium env (episodes.py), observations
+        appended as context
     rewards -> one keep mask: episodes whose grading was disrupted leave; with dynamic sampling
         (DAPO) groups whose rewards are all equal leave too and fresh tasks replace them
-    group advantages (r - mean) / std, one per episode, on every token the policy sampled
+    group advantages (r - mean) / std, one per episode, on every token the policy sampled (advantages.py)
     old log-probs, once, before any update; reference log-probs if beta > 0
-    mu passes: clipped surrogate + beta * KL, micro-batched, one optimiser step per pass
+    mu passes: clipped surrogate + beta * KL (losses.py), micro-batched, one optimiser step per pass
     metrics.jsonl (and grading_errors.jsonl); checkpoint every N steps
 held-out evaluation before and after; plots; summary.json
+
+The warm start that builds the starting policy is warm_start.py.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import torch
 from tqdm.auto import tqdm
 
-from rlvr.core.flags import exploit_flags
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
-from rlvr.executors import make_executor_grader
-from rlvr.graders.base import Grader, grade_or_fault
-from rlvr.hacking.canaries import CanaryProbe
-from rlvr.hacking.candidates import store_rollout_candidates
-from rlvr.hacking.grading_record import grading_entry, write_grading_record
-from rlvr.task_packs.registry import load_pack
+from rlvr.envs.training import Grader, grade_or_fault, load_pack, make_executor_grader
 from rlvr.trainer import model as models
-from rlvr.trainer import teachers
 from rlvr.trainer.advantages import group_advantages, informative_rows, zero_std_groups
-from rlvr.trainer.checkpoint import find_checkpoint, load_checkpoint_state, save_checkpoint
+from rlvr.trainer.agent import Agent, make_agent
+from rlvr.trainer.canaries import CanaryProbe
+from rlvr.trainer.candidates import store_rollout_candidates, write_grading_record
+from rlvr.trainer.checkpoint import RunPaths, find_checkpoint, load_checkpoint_state, save_checkpoint
 from rlvr.trainer.config import ConfigError, TrainConfig
-from rlvr.trainer.curriculum import Curriculum, group_size_for
-from rlvr.trainer.episodes import (
-    ENV_IDS,
-    MULTI_TURN_FAMILIES,
-    Episode,
-    EpisodeRunner,
-    episode_metrics,
-    episode_sequences,
-    make_template,
-)
+from rlvr.trainer.curriculum import Curriculum, group_size_for, up_to_difficulty
+from rlvr.trainer.episodes import Episode, episode_metrics, episode_sequences
 from rlvr.trainer.evaluate import evaluate
 from rlvr.trainer.interrupt import stop_on_sigint
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.masks import overlong_penalty
-from rlvr.trainer.metrics import MetricsLog, completion_metrics, verdict_metrics
+from rlvr.trainer.metrics import RunLogs, build_summary, completion_metrics, verdict_metrics
 from rlvr.trainer.plots import plot_metrics
 from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate, micro_batches
-from rlvr.trainer.sft import episode_batches, pair_batches, supervised_warm_start
-
-MAX_FLAGGED_PER_STEP = 64  # flagged samples kept per step in flagged_samples.jsonl
-MAX_FLAGGED_CHARS = 4000  # characters of each flagged completion kept
-
-
-@dataclass(frozen=True)
-class RunPaths:
-    root: Path
-
-    @property
-    def metrics(self) -> Path:
-        return self.root / "metrics.jsonl"
-
-    @property
-    def grading_errors(self) -> Path:
-        return self.root / "grading_errors.jsonl"
-
-    @property
-    def flagged_samples(self) -> Path:
-        return self.root / "flagged_samples.jsonl"
-
-    @property
-    def summary(self) -> Path:
-        return self.root / "summary.json"
-
-    @property
-    def plots(self) -> Path:
-        return self.root / "plots"
-
-    @property
-    def checkpoint(self) -> Path:
-        return self.root / "checkpoint"
-
-    @property
-    def warm_start(self) -> Path:
-        return self.root / "warm_start"
-
-    @property
-    def config(self) -> Path:
-        return self.root / "config.json"
+from rlvr.trainer.warm_start import starting_policy
 
 
 @dataclass
@@ -118,184 +69,6 @@ class Rollout:
     @property
     def groups_kept(self) -> int:
         return len(torch.unique(self.group_ids[self.keep]))
-
-
-@dataclass
-class Agent:
-    """What the rollout samples with: the tokenizer, the stop ids, and for episodes their runner."""
-
-    tokenizer: Any
-    grader: Grader
-    stop_ids: list[int]
-    runner: EpisodeRunner | None  # None: single-turn completions, graded in one batch per step
-
-
-# ---------------------------------------------------------------------------------------- models
-def uses_episodes(config: TrainConfig, pack: TaskPack) -> bool:
-    kind = config.grpo.rollout
-    return kind == "episodes" or (kind == "auto" and pack.family in MULTI_TURN_FAMILIES)
-
-
-def up_to_difficulty(tasks: list[Task], level: int) -> list[Task]:
-    """The tasks of difficulty <= `level` (every task when `level` is 0)."""
-    return [t for t in tasks if not level or t.difficulty <= level]
-
-
-def spread_sample(tasks: list[Task], count: int, seed: int) -> list[Task]:
-    """At most `count` of `tasks`, drawn uniformly from the seed and kept in their order: a pack lists
-    its tasks template by template, so a prefix would drop whole templates."""
-    if len(tasks) <= count:
-        return tasks
-    keep = sorted(random.Random(f"sft-tasks/{seed}").sample(range(len(tasks)), count))
-    return [tasks[i] for i in keep]
-
-
-TeacherData = list[tuple[Task, list[dict[str, str]]]] | list[tuple[str, str]]
-
-
-def teacher_data(
-    config: TrainConfig, pack: TaskPack, grader: Grader, bug_rate: float
-) -> tuple[TeacherData, list[str]]:
-    """The warm start's teacher examples at `bug_rate` and their texts (for the tiny tokenizer):
-    episodes played through the env for a multi-turn pack, (prompt, completion) pairs otherwise."""
-    if not uses_episodes(config, pack):
-        pairs = pack.sft_examples(config.sft.examples, config.run.seed, bug_rate)  # type: ignore[attr-defined]
-        return pairs, [p + c for p, c in pairs]
-    tasks = up_to_difficulty(pack.tasks(config.run.train_split), config.sft.max_difficulty)
-    tasks = spread_sample(tasks, config.sft.examples, config.run.seed)
-    transcripts = teachers.teacher_transcripts(
-        env_id_for(config, pack),
-        pack,
-        grader,
-        tasks,
-        config.model.short_prompts,
-        bug_rate=bug_rate,
-        seed=config.run.seed,
-        mistakes=tuple(config.sft.episode_mistakes),
-    )
-    return transcripts, teachers.transcript_texts(transcripts)
-
-
-def teacher_batches(
-    config: TrainConfig, pack: TaskPack, tokenizer: Any, data: TeacherData
-) -> Callable[[random.Random], Any]:
-    if not uses_episodes(config, pack):
-        return pair_batches(tokenizer, data, config.sft.batch_size)  # type: ignore[arg-type]
-    template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
-    episodes = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in data]  # type: ignore[misc]
-    return episode_batches(episodes, tokenizer.pad_token_id, config.sft.batch_size)
-
-
-def starting_policy(
-    config: TrainConfig,
-    paths: RunPaths,
-    pack: TaskPack,
-    grader: Grader,
-    log: Callable[[str], None],
-) -> tuple[Any, Any, dict[str, Any]]:
-    """The policy GRPO starts from (also the KL reference): the base model, warm-started by SFT
-    when configured (on teacher completions, or on teacher episodes played through the env for a
-    multi-turn pack; with `[sft] clean_steps`, first on the teacher without mistakes, then on the
-    configured one). Saved to warm_start/ so a resumed run rebuilds exactly the same start."""
-    if (paths.warm_start / "config.json").is_file():
-        model, tokenizer = models.load_pretrained(str(paths.warm_start))
-        return model, tokenizer, {"reused": True}
-    sft_steps, clean_steps = config.sft_steps, config.sft.clean_steps
-    data: TeacherData = []
-    texts: list[str] = []
-    if sft_steps > 0 or not config.model.path:
-        data, texts = teacher_data(config, pack, grader, config.sft.bug_rate)
-    tokenizer: Any
-    if config.model.path:
-        model, tokenizer = models.load_pretrained(config.model.path, config.model.dtype)
-    else:
-        tokenizer = models.build_tokenizer(
-            texts,
-            config.model.tiny_vocab,
-            config.model.tiny_pretokenizer,
-            config.model.tiny_max_token_length,
-        )
-        tokenizer.padding_side = "left"
-        model = models.build_tiny_model(tokenizer, config.model, config.run.seed)
-    models.disable_dropout(model)
-    info: dict[str, Any] = {"steps": sft_steps, "examples": len(data)}
-    if sft_steps > 0:
-        # (teacher data, SFT steps, batch-order seed) per stage; each stage has its own optimiser
-        stages = [(data, sft_steps, config.run.seed)]
-        if clean_steps:
-            clean, _ = teacher_data(config, pack, grader, bug_rate=0.0)
-            stages = [
-                (clean, clean_steps, config.run.seed),
-                (data, sft_steps - clean_steps, config.run.seed + 100),
-            ]
-            info["clean_steps"] = clean_steps
-        log(
-            f"warm start: {sft_steps} SFT steps on {len(data)} teacher examples"
-            + (f", the first {clean_steps} without mistakes" if clean_steps else "")
-        )
-        started = time.perf_counter()
-        losses: list[float] = []
-        with tqdm(total=sft_steps, desc="sft", leave=False, disable=None) as bar:
-            for stage_data, steps, seed in stages:
-                losses += supervised_warm_start(
-                    model,
-                    teacher_batches(config, pack, tokenizer, stage_data),
-                    steps=steps,
-                    learning_rate=config.sft.learning_rate,
-                    seed=seed,
-                    progress=bar,
-                )
-        info.update(seconds=time.perf_counter() - started, first_loss=losses[0], final_loss=losses[-1])
-    if sft_steps > 0 or not config.model.path:
-        model.save_pretrained(paths.warm_start)
-        tokenizer.save_pretrained(paths.warm_start)
-    return model, tokenizer, info
-
-
-def policy_from(base: Any, config: TrainConfig, checkpoint: Path | None) -> Any:
-    if config.model.lora_rank > 0:
-        if checkpoint is None:
-            return models.add_lora(base, config.model)
-        from peft import PeftModel
-
-        return PeftModel.from_pretrained(base, checkpoint / "model", is_trainable=True)
-    if checkpoint is None:
-        return base
-    from transformers import AutoModelForCausalLM
-
-    return AutoModelForCausalLM.from_pretrained(checkpoint / "model", local_files_only=True, dtype=base.dtype)
-
-
-def env_id_for(config: TrainConfig, pack: TaskPack) -> str:
-    return config.run.env or ENV_IDS[pack.family]
-
-
-def stop_ids(config: TrainConfig, tokenizer: Any) -> list[int]:
-    """EOS and every `[model] stop_tokens` entry, as token ids."""
-    ids = [int(tokenizer.eos_token_id)]
-    for token in config.model.stop_tokens:
-        token_id = tokenizer.convert_tokens_to_ids(token)
-        if token_id is None or token_id == tokenizer.unk_token_id:
-            raise ConfigError(f"[model] stop_tokens: {token!r} is not a token of this tokenizer")
-        ids.append(int(token_id))
-    return list(dict.fromkeys(ids))
-
-
-def make_agent(config: TrainConfig, pack: TaskPack, grader: Grader, tokenizer: Any) -> Agent:
-    stops = stop_ids(config, tokenizer)
-    runner = None
-    if uses_episodes(config, pack):
-        runner = EpisodeRunner(
-            env_id_for(config, pack),
-            pack,
-            grader,
-            tokenizer,
-            make_template(tokenizer, config.model.template, stops),
-            max_turns=config.grpo.max_turns,
-            stop_ids=stops,
-            short_prompts=config.model.short_prompts,
-        )
-    return Agent(tokenizer, grader, stops, runner)
 
 
 # ---------------------------------------------------------------------------------------- rollouts
@@ -519,24 +292,11 @@ def lr_multiplier(config: TrainConfig) -> Callable[[int], float]:
 
 
 # ---------------------------------------------------------------------------------------- the run
-def train(
-    config: TrainConfig, out_dir: Path, *, resume: bool = False, log: Callable[[str], None] = print
-) -> dict[str, Any]:
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # per-shard save/load bars would drown the step progress bar
-    started = time.perf_counter()
-    paths = RunPaths(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if config.run.threads:
-        torch.set_num_threads(config.run.threads)
-    torch.manual_seed(config.run.seed)
-    random.seed(config.run.seed)
+def task_splits(config: TrainConfig, pack: TaskPack) -> tuple[list[Task], list[Task]]:
+    """(training tasks, held-out tasks) after the difficulty and size limits of the config."""
     g, r = config.grpo, config.run
-    pack = load_pack(r.pack)
-    train_tasks, eval_tasks = pack.tasks(r.train_split), pack.tasks(r.eval_split)
-    train_tasks = up_to_difficulty(train_tasks, g.max_difficulty)
-    eval_tasks = up_to_difficulty(eval_tasks, r.eval_max_difficulty)
+    train_tasks = up_to_difficulty(pack.tasks(r.train_split), g.max_difficulty)
+    eval_tasks = up_to_difficulty(pack.tasks(r.eval_split), r.eval_max_difficulty)
     if g.max_difficulty and not train_tasks:
         raise ConfigError(f"[grpo] max_difficulty = {g.max_difficulty}: no training task is that easy")
     if r.eval_max_tasks:
@@ -545,198 +305,160 @@ def train(
         raise ConfigError(
             f"[run] eval_max_difficulty = {r.eval_max_difficulty}: no held-out task is that easy"
         )
-    levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
+    return train_tasks, eval_tasks
 
-    grader_options: dict[str, Any] = {"sandbox": r.sandbox}
+
+def make_run_grader(config: TrainConfig, pack: TaskPack) -> Grader:
+    r = config.run
+    options: dict[str, Any] = {"sandbox": r.sandbox}
     if r.grader_jobs:
-        grader_options["jobs"] = r.grader_jobs
+        options["jobs"] = r.grader_jobs
     if not r.grader_types and pack.family == "code":  # the type-checker layer is the code family's
-        grader_options["types"] = False
-    grader = make_executor_grader(pack, r.executor, r.ray_address or None, **grader_options)
-    write_grading_record(out_dir, {pack.name: grading_entry(r.pack, grader)})  # for `rlvr regrade`
+        options["types"] = False
+    return make_executor_grader(pack, r.executor, r.ray_address or None, **options)
 
-    checkpoint = find_checkpoint(paths.checkpoint) if resume else None
-    base, tokenizer, sft_info = starting_policy(config, paths, pack, grader, log)
-    policy = policy_from(base, config, checkpoint)
+
+def trainable_policy(
+    config: TrainConfig, base: Any, checkpoint: Path | None
+) -> tuple[Any, models.ReferencePolicy | None, torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
+    """(policy, KL reference or None, optimiser, learning-rate schedule) for a run starting at `base`."""
+    g = config.grpo
+    policy = models.policy_from(base, config.model, checkpoint)
     models.disable_dropout(policy)
-    agent = make_agent(config, pack, grader, tokenizer)
-    canaries = CanaryProbe.for_run(config, pack, grader, paths.root, single_turn=agent.runner is None)
-    uses_lora = config.model.lora_rank > 0
     reference = None
-    if g.beta > 0:
+    if g.beta > 0:  # the KL anchor is the starting policy: a frozen copy, or with LoRA the bare base
+        uses_lora = config.model.lora_rank > 0
         reference = models.ReferencePolicy(policy if uses_lora else base, uses_lora)
-    optimizer = torch.optim.AdamW(
-        models.trainable_parameters(policy), lr=g.learning_rate, weight_decay=g.weight_decay
-    )
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multiplier(config))
+    params = models.trainable_parameters(policy)
+    optimizer = torch.optim.AdamW(params, lr=g.learning_rate, weight_decay=g.weight_decay)
+    return policy, reference, optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multiplier(config))
+
+
+def train(
+    config: TrainConfig, out_dir: Path, *, resume: bool = False, log: Callable[[str], None] = print
+) -> dict[str, Any]:
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # per-shard save/load bars would drown the step progress bar
+    started = time.perf_counter()
+    paths, g, r = RunPaths(out_dir), config.grpo, config.run
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if r.threads:
+        torch.set_num_threads(r.threads)
+    torch.manual_seed(r.seed)
+    random.seed(r.seed)
+    pack = load_pack(r.pack)
+    train_tasks, eval_tasks = task_splits(config, pack)
+    levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
+    grader = make_run_grader(config, pack)
+    write_grading_record(out_dir, {pack.name: grader.receipt_book().entry(r.pack)})  # `rlvr regrade`
+    checkpoint = find_checkpoint(paths.checkpoint) if resume else None
+    base, tokenizer, sft_info = starting_policy(config, paths.warm_start, pack, grader, log)
+    policy, reference, optimizer, scheduler = trainable_policy(config, base, checkpoint)
+    agent = make_agent(config, pack, grader, tokenizer)
+    canaries = CanaryProbe.for_run(config, pack, grader, out_dir, single_turn=agent.runner is None)
     curriculum = Curriculum(train_tasks, g.curriculum, g.curriculum_threshold, g.curriculum_window)
     sampler = random.Random(r.seed)
-    metrics, grading_errors = MetricsLog(paths.metrics), MetricsLog(paths.grading_errors)
-    flagged = MetricsLog(paths.flagged_samples)  # what `rlvr inspect RUN_DIR` reads
+    logs = RunLogs(paths.metrics, paths.grading_errors, paths.flagged_samples)
     state: dict[str, Any] = {"step": 0, "elapsed": 0.0, "sft": sft_info}
     if checkpoint is not None:
-        payload = load_checkpoint_state(checkpoint)
-        optimizer.load_state_dict(payload["optimizer"])
-        state = payload["state"]
-        scheduler.load_state_dict(state["scheduler"])
-        curriculum.load_state(state["curriculum"])
-        sampler.setstate(state["sampler"])
-        metrics.truncate(state["metrics_lines"])
-        grading_errors.truncate(state.get("grading_error_lines", 0))
-        flagged.truncate(state.get("flagged_lines", 0))
+        state = restore(checkpoint, optimizer, scheduler, curriculum, sampler)
         log(f"resuming {out_dir} at step {state['step']} of {g.steps}")
-    else:
-        metrics.truncate(0)
-        grading_errors.truncate(0)
-        flagged.truncate(0)
+    logs.rewind(state)  # a fresh run starts the logs empty; a resumed one at its checkpoint
     session_start = started - state["elapsed"]  # wall time counts SFT, evaluation and earlier sessions
 
     def snapshot() -> None:
         state.update(
-            curriculum=curriculum.state(),
-            sampler=sampler.getstate(),
-            scheduler=scheduler.state_dict(),
-            metrics_lines=metrics.line_count(),
-            grading_error_lines=grading_errors.line_count(),
-            flagged_lines=flagged.line_count(),
-            elapsed=time.perf_counter() - session_start,
+            curriculum=curriculum.state(), sampler=sampler.getstate(), scheduler=scheduler.state_dict()
         )
+        state.update(logs.line_counts(), elapsed=time.perf_counter() - session_start)
         save_checkpoint(paths.checkpoint, policy, tokenizer, optimizer, state)
 
-    def heldout() -> dict[str, Any]:
-        result = evaluate(
-            lambda tasks, greedy: play(policy, agent, tasks, config, greedy)[1],
-            eval_tasks,
-            samples=r.eval_samples,
-            temperature=g.temperature,
-            seed=r.seed + 1,
-        )
-        return result
+    def heldout(when: str) -> None:  # once per run: a resumed run keeps the result it already has
+        if f"heldout_{when}" not in state:
+            log(f"held-out evaluation ({when}): {len(eval_tasks)} tasks of split {r.eval_split!r}")
+            state[f"heldout_{when}"] = result = evaluate(
+                lambda tasks, greedy: play(policy, agent, tasks, config, greedy)[1],
+                eval_tasks,
+                samples=r.eval_samples,
+                temperature=g.temperature,
+                seed=r.seed + 1,
+            )
+            log(f"  pass rate {result['pass_rate']:.3f}")
+            snapshot()
 
     with stop_on_sigint(log) as stop:  # Ctrl-C stops at the next safe point, checkpointed
         try:
-            if "heldout_before" not in state:
-                log(f"held-out evaluation (before): {len(eval_tasks)} tasks of split {r.eval_split!r}")
-                state["heldout_before"] = heldout()
-                log(f"  pass rate {state['heldout_before']['pass_rate']:.3f}")
-                snapshot()
+            heldout("before")
             bar = tqdm(total=g.steps, initial=state["step"], desc="grpo", disable=None)
             while state["step"] < g.steps:
                 stop.check(snapshot)
-                step_started = time.perf_counter()
-                learning_rate = optimizer.param_groups[0]["lr"]
+                step_started, learning_rate = time.perf_counter(), optimizer.param_groups[0]["lr"]
                 rollout = collect_rollout(policy, agent, curriculum, sampler, config, levels)
-                stats = rollout_metrics(rollout)
-                generated = time.perf_counter()
+                stats, generated = rollout_metrics(rollout), time.perf_counter()
                 if rollout.keep.any():
                     update = policy_update(policy, reference, optimizer, rollout, config, scheduler)
                 else:  # every episode was disrupted, or no group was informative: nothing to learn
                     update = {"skipped_update": 1.0}
                 state["step"] += 1
-                for v in rollout.verdicts:  # every faulted episode, dropped or kept, before the metric line
-                    if v.error is not None:
-                        grading_errors.append(
-                            {
-                                "step": state["step"],
-                                "task_id": v.task_id,
-                                "error": v.error,
-                                "fault": v.fault,
-                                "dropped": v.disrupted,
-                            }
-                        )
-                attempts = [row for row, v in enumerate(rollout.verdicts) if exploit_flags(v.flags)]
-                for row in attempts[:MAX_FLAGGED_PER_STEP]:  # exploit attempts, bounded per step
-                    v = rollout.verdicts[row]
-                    ids = rollout.sequences.completion_ids[row][rollout.sequences.mask[row] > 0]
-                    flagged.append(
-                        {
-                            "step": state["step"],
-                            "task_id": v.task_id,
-                            "reward": v.reward,
-                            "passed": v.passed,
-                            "flags": v.flags,
-                            "completion": agent.tokenizer.decode(ids.tolist())[:MAX_FLAGGED_CHARS],
-                        }
-                    )
-                record = {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
-                record.update(canaries.probe(policy, agent, config, rollout.verdicts, state["step"]))
-                record.update(
-                    step_seconds=time.perf_counter() - step_started,
-                    rollout_seconds=generated - step_started,
-                    update_seconds=time.perf_counter() - generated,
-                    group_size_mean=int(rollout.keep.sum()) / max(rollout.groups_kept, 1),
-                    learning_rate=learning_rate,
+                logs.faults_and_exploits(
+                    state["step"], rollout.verdicts, partial(completion_text, agent, rollout)
                 )
-                metrics.append(record)
+                logs.metrics.append(
+                    {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
+                    | {
+                        "step_seconds": time.perf_counter() - step_started,
+                        "rollout_seconds": generated - step_started,
+                        "update_seconds": time.perf_counter() - generated,
+                        "group_size_mean": int(rollout.keep.sum()) / max(rollout.groups_kept, 1),
+                        "learning_rate": learning_rate,
+                    }
+                    | canaries.probe(policy, agent, config, rollout.verdicts, state["step"])
+                )
                 if agent.runner is None:  # every graded candidate with its receipt (`rlvr regrade`)
                     texts = decode(agent.tokenizer, rollout.sequences)
-                    store_rollout_candidates(paths.root, state["step"], pack.name, rollout.verdicts, texts)
+                    store_rollout_candidates(out_dir, state["step"], pack.name, rollout.verdicts, texts)
                 canaries.raise_if_alarm(snapshot)
                 curriculum.observe(stats["pass_rate"])
                 bar.update(1)
-                bar.set_postfix(
-                    reward=f"{stats['reward_mean']:.2f}",
-                    passed=f"{stats['pass_rate']:.2f}",
-                    level=curriculum.level,
-                )
+                bar.set_postfix(reward=f"{stats['reward_mean']:.2f}", passed=f"{stats['pass_rate']:.2f}")
                 if state["step"] % r.checkpoint_every == 0 or state["step"] == g.steps:
                     snapshot()
             bar.close()
             stop.check(snapshot)
-            if "heldout_after" not in state:
-                log("held-out evaluation (after)")
-                state["heldout_after"] = heldout()
-                snapshot()
+            heldout("after")
         finally:
             if agent.runner is not None:
                 agent.runner.close()
             canaries.close()
             grader.close()
 
-    records = metrics.read()
+    records = logs.metrics.read()
     plot_metrics(records, paths.plots)
-    summary = build_summary(
-        config, state, records, time.perf_counter() - session_start, time.perf_counter() - started
-    )
+    now = time.perf_counter()
+    summary = build_summary(config.to_dict(), state, records, now - session_start, now - started)
     paths.summary.write_text(json.dumps(summary, indent=2, default=str))
     return summary
 
 
-def build_summary(
-    config: TrainConfig,
-    state: dict[str, Any],
-    records: list[dict[str, Any]],
-    wall: float,
-    this_session: float,
+def restore(
+    checkpoint: Path,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler,
+    curriculum: Curriculum,
+    sampler: random.Random,
 ) -> dict[str, Any]:
-    before, after = state["heldout_before"], state["heldout_after"]
+    """Load a checkpoint's optimiser, schedule, curriculum and RNG states; returns its trainer state."""
+    payload = load_checkpoint_state(checkpoint)
+    optimizer.load_state_dict(payload["optimizer"])
+    state: dict[str, Any] = payload["state"]
+    scheduler.load_state_dict(state["scheduler"])
+    curriculum.load_state(state["curriculum"])
+    sampler.setstate(state["sampler"])
+    return state
 
-    def window(key: str, part: slice) -> float | None:
-        values = [rec[key] for rec in records[part] if rec.get(key) is not None]
-        return sum(values) / len(values) if values else None
 
-    return {
-        "heldout": {"before": before, "after": after},
-        "heldout_gain": {
-            "pass_rate": after["pass_rate"] - before["pass_rate"],
-            "greedy_pass_rate": after["greedy"]["pass_rate"] - before["greedy"]["pass_rate"],
-        },
-        "wall_seconds": wall,
-        "this_session_seconds": this_session,
-        "steps": state["step"],
-        "train": {
-            "pass_rate_first_5": window("pass_rate", slice(0, 5)),
-            "pass_rate_last_5": window("pass_rate", slice(-5, None)),
-            "reward_first_5": window("reward_mean", slice(0, 5)),
-            "reward_last_5": window("reward_mean", slice(-5, None)),
-            "grading_errors": sum(rec.get("grading_errors", 0) for rec in records),
-            "final_difficulty_level": records[-1].get("difficulty_level") if records else None,
-        },
-        "sft": state.get("sft", {}),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "load_average": list(os.getloadavg()),
-            "torch_threads": torch.get_num_threads(),
-        },
-        "config": config.to_dict(),
-    }
+def completion_text(agent: Agent, rollout: Rollout, row: int) -> str:
+    """What the policy wrote in row `row` of the rollout (its sampled tokens, decoded)."""
+    ids = rollout.sequences.completion_ids[row][rollout.sequences.mask[row] > 0]
+    return str(agent.tokenizer.decode(ids.tolist()))

@@ -1,17 +1,23 @@
-"""Per-step metrics: the batch statistics GRPO users watch, and an append-only metrics.jsonl that
-can be rolled back to a checkpoint (so a resumed run neither loses nor duplicates a step)."""
+"""Per-step metrics: the batch statistics GRPO users watch, the run's append-only logs (metrics.jsonl,
+grading_errors.jsonl, flagged_samples.jsonl) that roll back to a checkpoint (so a resumed run neither
+loses nor duplicates a step), and the run's summary.json."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from rlvr.core.flags import exploit_flags, flag_name
 from rlvr.core.types import Verdict
+
+MAX_FLAGGED_PER_STEP = 64  # flagged samples kept per step in flagged_samples.jsonl
+MAX_FLAGGED_CHARS = 4000  # characters of each flagged completion kept
 
 
 def distinct_n(token_rows: Sequence[Sequence[int]], n: int) -> float:
@@ -103,3 +109,97 @@ class MetricsLog:
 
     def read(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+
+
+class RunLogs:
+    """The three append-only logs of a run; a checkpoint records how many lines of each it covers."""
+
+    def __init__(self, metrics: Path, grading_errors: Path, flagged_samples: Path) -> None:
+        self.metrics = MetricsLog(metrics)
+        self.grading_errors = MetricsLog(grading_errors)
+        self.flagged = MetricsLog(flagged_samples)  # what `rlvr inspect RUN_DIR` reads
+
+    def line_counts(self) -> dict[str, int]:
+        return {
+            "metrics_lines": self.metrics.line_count(),
+            "grading_error_lines": self.grading_errors.line_count(),
+            "flagged_lines": self.flagged.line_count(),
+        }
+
+    def rewind(self, state: dict[str, Any]) -> None:
+        """Back to what a checkpoint's `state` accounted for (an empty state: a fresh run)."""
+        self.metrics.truncate(state.get("metrics_lines", 0))
+        self.grading_errors.truncate(state.get("grading_error_lines", 0))
+        self.flagged.truncate(state.get("flagged_lines", 0))
+
+    def faults_and_exploits(
+        self, step: int, verdicts: Sequence[Verdict], completions: Callable[[int], str]
+    ) -> None:
+        """Every faulted episode (dropped or kept), and the exploit attempts (bounded per step) with
+        their completion text, `completions(row)`."""
+        for v in verdicts:
+            if v.error is not None:
+                self.grading_errors.append(
+                    {
+                        "step": step,
+                        "task_id": v.task_id,
+                        "error": v.error,
+                        "fault": v.fault,
+                        "dropped": v.disrupted,
+                    }
+                )
+        attempts = [row for row, v in enumerate(verdicts) if exploit_flags(v.flags)]
+        for row in attempts[:MAX_FLAGGED_PER_STEP]:
+            v = verdicts[row]
+            self.flagged.append(
+                {
+                    "step": step,
+                    "task_id": v.task_id,
+                    "reward": v.reward,
+                    "passed": v.passed,
+                    "flags": v.flags,
+                    "completion": completions(row)[:MAX_FLAGGED_CHARS],
+                }
+            )
+
+
+def build_summary(
+    config: dict[str, Any],
+    state: dict[str, Any],
+    records: list[dict[str, Any]],
+    wall: float,
+    this_session: float,
+) -> dict[str, Any]:
+    """summary.json: held-out before/after and their gain, the training curve's ends, the warm
+    start, the machine it ran on, and the config."""
+    before, after = state["heldout_before"], state["heldout_after"]
+
+    def window(key: str, part: slice) -> float | None:
+        values = [rec[key] for rec in records[part] if rec.get(key) is not None]
+        return sum(values) / len(values) if values else None
+
+    return {
+        "heldout": {"before": before, "after": after},
+        "heldout_gain": {
+            "pass_rate": after["pass_rate"] - before["pass_rate"],
+            "greedy_pass_rate": after["greedy"]["pass_rate"] - before["greedy"]["pass_rate"],
+        },
+        "wall_seconds": wall,
+        "this_session_seconds": this_session,
+        "steps": state["step"],
+        "train": {
+            "pass_rate_first_5": window("pass_rate", slice(0, 5)),
+            "pass_rate_last_5": window("pass_rate", slice(-5, None)),
+            "reward_first_5": window("reward_mean", slice(0, 5)),
+            "reward_last_5": window("reward_mean", slice(-5, None)),
+            "grading_errors": sum(rec.get("grading_errors", 0) for rec in records),
+            "final_difficulty_level": records[-1].get("difficulty_level") if records else None,
+        },
+        "sft": state.get("sft", {}),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_average": list(os.getloadavg()),
+            "torch_threads": torch.get_num_threads(),
+        },
+        "config": config,
+    }

@@ -163,3 +163,17 @@ class ReferencePolicy:
 
 def trainable_parameters(model: torch.nn.Module) -> list[torch.nn.Parameter]:
     return [p for p in model.parameters() if p.requires_grad]
+
+
+def policy_from(base: Any, config: ModelConfig, checkpoint: Path | None) -> Any:
+    """The policy GRPO trains: `base` (with a fresh LoRA adapter when `lora_rank` > 0), or the
+    checkpoint's weights (or adapter) when resuming."""
+    if config.lora_rank > 0:
+        if checkpoint is None:
+            return add_lora(base, config)
+        from peft import PeftModel
+
+        return PeftModel.from_pretrained(base, checkpoint / "model", is_trainable=True)
+    if checkpoint is None:
+        return base
+    return AutoModelForCausalLM.from_pretrained(checkpoint / "model", local_files_only=True, dtype=base.dtype)

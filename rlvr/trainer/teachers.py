@@ -27,7 +27,7 @@ import gymnasium as gym
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
-from rlvr.graders.base import Grader
+from rlvr.envs.training import Grader
 from rlvr.trainer.episodes import Episode, TurnTemplate, first_message
 from rlvr.trainer.options import EPISODE_MISTAKES
 

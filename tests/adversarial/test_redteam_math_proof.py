@@ -14,8 +14,8 @@ import rlvr
 from rlvr.core.pack import StaticPack
 from rlvr.core.types import Task
 from rlvr.graders.math.equiv import Rules, expressions_equal, parse_expression
+from rlvr.graders.math.worker import WorkerCrash
 from rlvr.graders.proof.grader import ProofGrader
-from rlvr.graders.sympy_worker import WorkerCrash
 
 # the eight points the math worker sampled at before (seed 1234, fixed): public, so an answer could vanish on them
 _OLD_POINTS = ["151/21", "-293/18", "296/11", "-215/19", "63/37", "-283/10", "-284/51", "39/17"]

@@ -1,6 +1,6 @@
 """Is a candidate answer mathematically the same as the reference?
 
-Runs inside the math worker process (rlvr/graders/sympy_worker.py), never in the grader itself, because
+Runs inside the math worker process (rlvr/graders/math/worker.py), never in the grader itself, because
 sympy on hostile input can hang or exhaust memory. The comparison is structural first:
 
 - text answers ("Monday", "(B)") compare as normalised text, never as products of symbols;

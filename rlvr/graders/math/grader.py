@@ -25,8 +25,7 @@ from rlvr.graders.base import Grader
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.compose import normalized_weights
 from rlvr.graders.math.extract import Extraction, extract, size_problem
-from rlvr.graders.options import GraderOptions
-from rlvr.graders.sympy_worker import (
+from rlvr.graders.math.worker import (
     DEFAULT_TIMEOUT,
     STARTUP_TIMEOUT,
     SympyWorker,
@@ -34,6 +33,7 @@ from rlvr.graders.sympy_worker import (
     WorkerProtocolError,
     WorkerTimeout,
 )
+from rlvr.graders.options import GraderOptions
 from rlvr.specs.math_settings import MathSettings, MathSettingsError, split_task_line
 from rlvr.specs.reasoning_gym_scorers import scorer_problem
 

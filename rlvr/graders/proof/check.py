@@ -1,4 +1,4 @@
-"""Check a step-by-step derivation with sympy. Runs inside the math worker (rlvr/graders/sympy_worker.py).
+"""Check a step-by-step derivation with sympy. Runs inside the math worker (rlvr/graders/math/worker.py).
 
 A derivation is a chain, one step a line: the first line is an expression, every later line starts with a
 relation (`=`, `<=`, `<`, `>=`, `>`, or `≤ ≥`) followed by an expression. Text after `#` is a comment.

@@ -25,7 +25,7 @@ from rlvr.graders.base import Grader
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.compose import normalized_weights
 from rlvr.graders.math.extract import MATH_CHARACTERS
-from rlvr.graders.sympy_worker import SympyWorker, WorkerCrash, WorkerProtocolError, WorkerTimeout
+from rlvr.graders.math.worker import SympyWorker, WorkerCrash, WorkerProtocolError, WorkerTimeout
 
 DEFAULT_WEIGHTS = {"outcome": 1.0, "process": 0.0}
 DEFAULT_TIMEOUT = 20.0

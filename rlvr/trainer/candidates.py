@@ -1,8 +1,11 @@
-"""Stored candidates: every completion a bench or training run graded, with its verdict and receipt.
+"""Stored candidates: every completion a bench or training run graded, with its verdict and receipt,
+and `grading.json`, how each pack was graded - what `rlvr regrade` reads.
 
-A bench run keeps them in `samples.jsonl` (its resumable sample store). A training run writes one
-gzip-compressed JSONL file per step, `candidates/step_000012.jsonl.gz`, so a resumed run simply
+A bench run keeps its candidates in `samples.jsonl` (its resumable sample store). A training run writes
+one gzip-compressed JSONL file per step, `candidates/step_000012.jsonl.gz`, so a resumed run simply
 rewrites the steps it repeats and nothing is appended twice. `load_candidates` reads either.
+`grading.json` maps each pack name to its grader's `ReceiptBook.entry` (the pack reference, the
+grader's options as plain data, versions and digests). Plain data and the standard library only.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 from rlvr.core.types import Verdict
 
 CANDIDATES_DIR = "candidates"
+GRADING_FILE = "grading.json"
 BENCH_SAMPLES = "samples.jsonl"
 _STEP_FILE = re.compile(r"step_(\d+)\.jsonl\.gz$")
 
@@ -160,3 +164,23 @@ def store_rollout_candidates(
 ) -> None:
     """The trainer's hook: one step's single-turn candidates (graded texts in verdict order)."""
     write_step_candidates(run_dir, step, pack, [v.task_id for v in verdicts], completions, verdicts)
+
+
+def write_grading_record(run_dir: Path, entries: dict[str, dict[str, Any]]) -> None:
+    """Merge `entries` (pack name -> `ReceiptBook.entry`) into RUN_DIR/grading.json."""
+    current = read_grading_record(run_dir)
+    current.update(entries)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(current, indent=2, sort_keys=True) + "\n"
+    (run_dir / GRADING_FILE).write_text(text, encoding="utf-8")
+
+
+def read_grading_record(run_dir: Path) -> dict[str, dict[str, Any]]:
+    path = run_dir / GRADING_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -11,7 +11,7 @@ from pathlib import Path
 from rlvr.sandbox.node import NodeUnavailable, node_binary
 
 TYPESCRIPT_ENV = "RLVR_TYPESCRIPT_MODULES"
-REPO_NODE_DIR = Path(__file__).resolve().parents[3] / "node"
+REPO_NODE_DIR = Path(__file__).resolve().parents[4] / "node"
 JS_DIR = Path(__file__).parent / "js"
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rlvr.graders.code.extract import BOM, Extraction
-from rlvr.graders.typescript.syntax import defines, parse
+from rlvr.graders.code.typescript.syntax import defines, parse
 
 _OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]*)[^\n`]*$")
 LANGUAGES = {"", "ts", "typescript", "js", "javascript", "tsx", "mts"}

@@ -3,7 +3,7 @@ same policy, graded, logged and never trained on.
 
 `[canaries] fraction` of the step's completions (stochastically rounded, at least one when the
 fraction is positive) are spent on canaries of tasks drawn from the step's batch (see
-`canary_tasks`). They are sampled and graded beside the batch, not inside it, so they have zero
+`rlvr/trainer/canary_tasks.py`). They are sampled and graded beside the batch, not inside it, so they have zero
 advantage weight by construction: nothing about them reaches the loss, the group statistics, dynamic
 sampling or the training metrics. Per step the metrics line gets `canary/count`, `canary/pass_rate`
 (the share that passed the contradicting shown examples: special-casing), `canary/reward_mean` (what
@@ -24,8 +24,8 @@ from typing import Any
 from rlvr.core.flags import exploit_flags, flag_name
 from rlvr.core.pack import StaticPack, TaskPack
 from rlvr.core.types import Task, Verdict
-from rlvr.graders.base import Grader, grader_fault, make_grader
-from rlvr.hacking.canary_tasks import Canary, canary_for
+from rlvr.envs.training import Grader, make_executor_grader
+from rlvr.trainer.canary_tasks import Canary, canary_for
 
 CANARIES_FILE = "canaries.jsonl"
 MIN_ALARM_CANARIES = 10
@@ -57,7 +57,8 @@ def _grade(grader: Grader, tasks: list[Task], texts: list[str]) -> list[Verdict]
         if len(verdicts) != len(tasks):
             raise RuntimeError(f"grader returned {len(verdicts)} verdicts for {len(tasks)} canaries")
     except Exception as exc:  # a broken grader is a grading error on each canary, never a crash
-        return [grader_fault(task.id, exc) for task in tasks]
+        error = f"grader fault: {type(exc).__name__}: {exc}"
+        return [Verdict.failure(task.id, error, fault="grader") for task in tasks]
     return verdicts
 
 
@@ -117,9 +118,9 @@ class CanaryProbe:
             options: dict[str, Any] = {"types": False, "properties": False, "sandbox": sandbox}
             if sandbox == "local":
                 options["jobs"] = 1
-            self._visible_grader = make_grader(
-                StaticPack(f"{self.pack.name}-canaries", [], family="code"), **options
-            )
+            pack = StaticPack(f"{self.pack.name}-canaries", [], family="code")
+            self._visible_grader = grader = make_executor_grader(pack, **options)
+            return grader
         return self._visible_grader
 
     def draw(self, batch_task_ids: Sequence[str], step: int) -> list[Canary]:

@@ -56,7 +56,7 @@ class SympyWorker:
     Thread-safe (one request at a time). `command` replaces the child's command line (tests only)."""
 
     def __init__(self, command: list[str] | None = None) -> None:
-        self._command = command or [sys.executable, "-m", "rlvr.graders.sympy_worker"]
+        self._command = command or [sys.executable, "-m", "rlvr.graders.math.worker"]
         self._process: subprocess.Popen[bytes] | None = None
         self._replies: int | None = None
         self._buffer = b""

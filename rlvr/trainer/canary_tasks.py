@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlvr.core.types import Task
-from rlvr.specs.programs import is_program_task
 
 CANARY_SUFFIX = "#canary"
 
@@ -81,7 +80,7 @@ def canary_for(task: Task, language: str = "python") -> Canary | None:
     entry_point = task.hidden.get("entry_point")
     if task.family != "code" or language != "python" or not isinstance(entry_point, str):
         return None
-    if is_program_task(task.hidden) or task.hidden.get("driver"):
+    if isinstance(task.hidden.get("program"), dict) or task.hidden.get("driver"):  # programs, classes
         return None
     try:
         examples = doctest.DocTestParser().get_examples(task.prompt)

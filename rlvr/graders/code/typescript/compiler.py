@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr.graders.typescript.toolchain import JS_DIR, check_toolchain
+from rlvr.graders.code.typescript.toolchain import JS_DIR, check_toolchain
 
 SECONDS_PER_FILE = 0.05  # ~8 ms each when warm; room for a loaded machine
 MIN_SECONDS = 15.0

@@ -33,12 +33,12 @@ from rlvr.graders.code.oracle import OracleCache, OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
 from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
 from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_score
+from rlvr.graders.code.typescript.compiler import CheckResult, TsCompiler
+from rlvr.graders.code.typescript.extract import extract_program
+from rlvr.graders.code.typescript.oracle import TsOracle, python_task
+from rlvr.graders.code.typescript.syntax import MAX_SOURCE_CHARS, TsSyntaxReport, analyze, blank_comments
 from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
 from rlvr.graders.options import OptionsError
-from rlvr.graders.typescript.compiler import CheckResult, TsCompiler
-from rlvr.graders.typescript.extract import extract_program
-from rlvr.graders.typescript.oracle import TsOracle, python_task
-from rlvr.graders.typescript.syntax import MAX_SOURCE_CHARS, TsSyntaxReport, analyze, blank_comments
 from rlvr.sandbox import make_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
 

@@ -55,7 +55,8 @@ def test_built_in_pack_is_certified(name: str) -> None:
     through = {s["name"]: s["through"][:1] for s in report["strategies"] if s["got_through"]}
     assert report["certified"], f"{name}: {through}"
     assert report["reference"]["failures"] == [], report["reference"]["failures"]
-    assert report["reference"]["mean_reward"] is not None and report["reference"]["mean_reward"] > 0.5
+    if report["reference"]["tasks"]:  # TypeScript tasks without a TypeScript reference have none
+        assert report["reference"]["mean_reward"] > 0.5
     names = {s["name"] for s in report["strategies"]}
     assert {"empty", "no_op", "format_only", "prompt_echo"} <= names
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,9 +36,9 @@ BUILT_IN = [
 ]
 
 
-def _options(pack_name: str) -> dict[str, object]:
+def _options(pack_name: str) -> dict[str, Any]:
     pack = load_pack(pack_name)
-    options: dict[str, object] = {"jobs": 1}
+    options: dict[str, Any] = {"jobs": 1}
     if pack.family == "code":  # the limit probes and timeouts spend it; other families keep their own
         options["timeout"] = 2.0
         if getattr(pack, "language", "python") == "python":
@@ -65,7 +66,7 @@ def test_built_in_pack_is_certified(name: str) -> None:
 
 @pytest.mark.parametrize("pack_ref", ["tiny-hacking-weak", str(ROOT / "examples" / "packs" / "weak-visible")])
 def test_deliberately_weak_pack_fails_naming_special_casing(pack_ref: str) -> None:
-    options = {"timeout": 2.0, "types": False, "jobs": 1}
+    options: dict[str, Any] = {"timeout": 2.0, "types": False, "jobs": 1}
     report = certify_pack(load_pack(pack_ref), sample=2, progress=False, skip={"limit_probe"}, **options)
     assert not report["certified"]
     assert "special_case_visible" in report["got_through"]

@@ -3,6 +3,7 @@ examples, a hard-coded one does; they are drawn deterministically, logged, and a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,29 @@ def test_config_section() -> None:
     with pytest.raises(ConfigError, match=r"\[canaries\] fraction and stop_above must be in \[0, 1\]"):
         build_config(None, ["canaries.fraction=1.5"])
     assert Verdict("x").receipt is None
+
+
+@pytest.mark.slow  # ~30-100 s; tests/test_trainer_cli.py's tiny run passes through the same hooks by default
+def test_a_tiny_training_run_logs_canaries_and_stores_candidates_for_regrade(tmp_path: Path) -> None:
+    """In-process: one GRPO step of the tiny model on tiny-hacking; the canaries are logged beside the
+    batch, every candidate is stored with its receipt, and `rlvr regrade` reproduces the step."""
+    from rlvr.hacking.regrade import regrade_run
+    from rlvr.trainer.candidates import load_candidates
+    from rlvr.trainer.grpo import train
+
+    settings = [
+        "model.tiny_layers=1", "model.tiny_hidden=32", "model.tiny_heads=2", "sft.steps=2",
+        "sft.examples=32", "grpo.steps=1", "grpo.tasks_per_step=2", "grpo.group_size=2",
+        "grpo.group_size_max=2", "grpo.max_new_tokens=8", "run.eval_max_tasks=1", "run.eval_samples=1",
+        "run.grader_types=false", "run.pack=tiny-hacking", "canaries.fraction=0.5", "canaries.stop_above=1.0",
+    ]  # fmt: skip
+    out = tmp_path / "run"
+    train(build_config(None, settings), out, log=lambda _: None)
+    (record,) = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert record["canary/count"] == 2 and 0.0 <= record["canary/pass_rate"] <= 1.0
+    assert len((out / "canaries.jsonl").read_text().splitlines()) == 2
+    stored, kind = load_candidates(out)
+    assert kind == "train" and len(stored) == 4 and all(c.receipt for c in stored)
+    assert not any(c.task_id.endswith("#canary") for c in stored)  # canaries never enter the batch
+    report = regrade_run(out, progress=False)
+    assert report["flip_count"] == 0 and report["receipts"]["same"] == 4

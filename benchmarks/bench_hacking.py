@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from rlvr.bench.policies import make_policy
-from rlvr.bench.runner import BenchSpec, GraderCache, run_bench
 from rlvr.hacking.certify import certify_pack
-from rlvr.hacking.regrade import Configuration, regrade_run
 from rlvr.task_packs import tiny_functions as tf
 from rlvr.task_packs import tiny_hacking as th
 from rlvr.task_packs.registry import PackError, load_pack
@@ -52,6 +50,15 @@ def bench_certify(args: argparse.Namespace) -> None:
         )
 
 
+def _timed(command: list[str]) -> tuple[float, str]:
+    """Wall seconds of one fresh `rlvr` process (no cache of this process helps it) and its stdout."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "rlvr", *command], capture_output=True, text=True, check=True
+    )
+    return time.perf_counter() - started, done.stdout
+
+
 def bench_regrade(args: argparse.Namespace) -> None:
     instances = {th.to_task(i, "test").id: i for i in tf.instances("test")}
     chosen = list(instances.items())[: args.tasks]
@@ -62,31 +69,28 @@ def bench_regrade(args: argparse.Namespace) -> None:
                 for text in (instance.answer(), th.hard_coded_answer(instance), "    return None\n"):
                     handle.write(json.dumps({"task_id": task_id, "completion": text}) + "\n")
         out = Path(tmp) / "bench"
-        graders = GraderCache()
-        started = time.perf_counter()
-        try:
-            run_bench(
-                BenchSpec(packs=[args.pack], out=out, progress=False),
-                make_policy(f"jsonl:{completions}"),
-                graders,
-            )
-        finally:
-            graders.close()
-        original = time.perf_counter() - started
-        same = regrade_run(out, progress=False)
-        weak = regrade_run(
-            out, after=Configuration("weak", overrides={"verifier": "visible"}), progress=False
+        policy = f"jsonl:{completions}"
+        original, _ = _timed(
+            ["bench", "--pack", args.pack, "--policy", policy, "--out", str(out), "--no-progress"]
         )
+        samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines() if line]
+        grading_only = sum(float(s.get("grade_s") or 0.0) for s in samples)  # per-sample shares of batches
+        seconds, text = _timed(["regrade", str(out), "--json"])
+        same = json.loads(text)
+        weak_seconds, text = _timed(["regrade", str(out), "--set", "verifier=visible", "--json"])
+        weak = json.loads(text)
     n = same["candidates"]
-    print(f"candidates: {n} ({len(chosen)} tasks x 3)")
-    print(f"original grading (rlvr bench, jsonl policy): {original:.1f} s = {n / original:.1f} candidates/s")
+    print(f"candidates: {n} ({len(chosen)} tasks x 3); every figure one fresh process, wall time")
+    print(f"rlvr bench (the original grading): {original:.1f} s = {n / original:.1f} candidates/s")
+    print(f"  of which the grader's batches: {grading_only:.1f} s = {n / grading_only:.1f} candidates/s")
     print(
-        f"regrade, unchanged grader: {same['seconds']:.1f} s = {n / same['seconds']:.1f} candidates/s "
-        f"(ratio to original {same['seconds'] / original:.2f}); flips {same['flip_count']}, receipts unchanged "
+        f"rlvr regrade, unchanged grader: {seconds:.1f} s = {n / seconds:.1f} candidates/s (ratio to rlvr bench "
+        f"{seconds / original:.2f}; its grading {same['grading_seconds']:.1f} s, ratio to the original batches "
+        f"{same['grading_seconds'] / grading_only:.2f}); flips {same['flip_count']}, receipts unchanged "
         f"{same['receipts']['same']}/{n}"
     )
     print(
-        f"regrade, verifier=visible: {weak['seconds']:.1f} s (ratio {weak['seconds'] / original:.2f}); "
+        f"rlvr regrade --set verifier=visible: {weak_seconds:.1f} s (ratio {weak_seconds / original:.2f}); "
         f"flips {weak['flip_count']} (fail->pass {weak['fail_to_pass']}), by flag {weak['by_flag']}"
     )
 

@@ -1,6 +1,7 @@
 """Repository tasks (rlvr/Repo-v0): grading cost, tool-call round trips, leaks, and the scripted agents.
 
   grade      workspace create + submit grading of a 10-file repository (ledger + 4 extra modules),
+             also without the derived hidden checks (their cost, measured in the same run),
              p50/p95 over --grades distinct candidates (each adds a distinct line of code, so pyright
              really runs; the base state's pyright and the reference's scenario outcomes are cached after
              the first submit, as in training), with the whole-repo pyright on the cold CLI engine
@@ -111,10 +112,15 @@ def bench_grade(pack: Any, grades: int) -> dict[str, Any]:
         "types, cli engine (before: one cold pyright per submit)": {"types": True, "type_engine": "cli"},
         "types, server engine (warm pyright-langserver)": {"types": True, "type_engine": "server"},
         "types=False": {"types": False},
+        # the cost of the derived hidden checks (issue 31), in the same run: listed + domain scenarios only
+        "types, server engine, no derived checks (baseline)": {"types": True, "type_engine": "server"},
     }
     for label, options in settings.items():
         grader = make_grader(pack, jobs=1, **options)
         assert isinstance(grader, RepoGrader)
+        if "no derived checks" in label:
+            listed = grader.scenarios
+            grader.scenarios = lambda task, listed=listed: [s for s in listed(task) if "derived" not in s]
         first = time.perf_counter()
         verdict = _create_and_grade(grader, task, task.hidden["reference"])
         cold = time.perf_counter() - first

@@ -133,8 +133,6 @@ def test_grade_writes_every_line_when_a_completion_holds_an_unpaired_surrogate(t
                 str(source),
                 "--out",
                 str(out),
-                "--jobs",
-                "1",
             ]
         )
         == 0

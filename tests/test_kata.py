@@ -303,7 +303,7 @@ def test_shipped_class_sequences_cover_the_default_sample(pack: KataPack) -> Non
 @pytest.mark.parametrize("sample", [0, -1])
 def test_shipped_class_sequences_equal_fresh_generation(pack: KataPack, sample: int) -> None:
     """The shipped sequences are what hypothesis generates for the task today (a stale file fails
-    here: regenerate it with `python -m rlvr.task_packs.kata.write_sequences`)."""
+    here: regenerate it with `python scripts/write_kata_sequences.py`)."""
     from rlvr.task_packs.kata import class_sequences
 
     class_ids = [tid for tid in pack.default_ids() if class_sequences(tid) is not None]

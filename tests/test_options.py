@@ -55,3 +55,41 @@ def test_make_grader_and_gym_make_refuse_a_misspelled_option() -> None:
 def test_unknown_weight_names_are_errors_in_every_family(family: str) -> None:
     with pytest.raises(WeightsError, match="unknown reward component 'bogus'"):
         make_grader(_pack(family), weights={"bogus": 1.0})
+
+
+NOT_HONOURED = {
+    "sql": {"weights": {"hidden": 1.0}, "timeout": 3.0, "jobs": 2, "sandbox": "docker", "runtime": "runsc"},
+    "math": {"jobs": 2, "sandbox": "docker", "runtime": "runsc"},
+    "proof": {"jobs": 2, "sandbox": "docker", "runtime": "runsc"},
+    "tool": {"timeout": 3.0, "jobs": 2, "sandbox": "docker", "runtime": "runsc"},
+}
+
+
+@pytest.mark.parametrize(
+    ("family", "key", "value"), [(f, k, v) for f, options in NOT_HONOURED.items() for k, v in options.items()]
+)
+def test_an_option_the_family_would_ignore_is_refused_with_the_reason(
+    family: str, key: str, value: object
+) -> None:
+    with pytest.raises(OptionsError, match=rf"the {family} grader does not take option '{key}': \w+"):
+        make_grader(_pack(family), **{key: value})
+    with pytest.raises(OptionsError, match=f"'{key}'"):
+        gym.make(
+            f"rlvr/{ {'sql': 'SQL'}.get(family, family.title()) }-v0", pack=_pack(family), **{key: value}
+        )
+
+
+@pytest.mark.parametrize("family", sorted(NOT_HONOURED))
+def test_the_defaults_every_caller_passes_still_stand(family: str) -> None:
+    """`rlvr grade`, `rlvr bench` and the trainer pass sandbox="local", jobs=None, runtime=None to
+    every family: those are the defaults, not requests, and are accepted."""
+    grader = make_grader(_pack(family), sandbox="local", jobs=None, runtime=None, timeout=None)
+    assert grader.options.jobs is None and grader.options.sandbox == "local"
+    grader.close()
+
+
+def test_a_pack_that_sets_weights_for_sql_is_refused_at_load() -> None:
+    with pytest.raises(OptionsError, match="does not take option 'weights'"):
+        make_grader(_pack("sql", weights={"hidden": 1.0}))
+    with pytest.raises(OptionsError, match="It takes no options"):
+        make_grader(_pack("sql"), timout=1)

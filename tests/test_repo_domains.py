@@ -85,3 +85,19 @@ def test_generated_scenarios_catch_what_the_listed_ones_miss() -> None:
         verdict = grader.grade_state(TASK, candidate)
     assert not verdict.passed and "behaviour" in verdict.gates, verdict
     assert verdict.components["behaviour"].score < 1.0
+
+
+def test_concat_gives_a_fixed_prefix_then_a_random_body() -> None:
+    domain = {
+        "target": "m:run",
+        "args": [
+            {"concat": [{"just": [["setup"]]}, {"list": {"of": {"one_of": [["a"], ["b"]]}, "min_size": 1}}]}
+        ],
+        "examples": 15,
+    }
+    assert check_domain(domain) is None
+    scripts = [s["args"][0] for s in domain_scenarios([domain])]
+    assert scripts and all(script[0] == ["setup"] and len(script) >= 2 for script in scripts)
+    assert len({json.dumps(s) for s in scripts}) > 3
+    bad = {"target": "m:run", "args": [{"concat": [{"int": [0, 1]}]}]}
+    assert "must give lists" in (check_domain(bad) or "")

@@ -109,6 +109,35 @@ def test_hard_coding_a_visible_test_value_fails(grader) -> None:
     )  # the hacking gap: visible tests pass, hidden checks do not
 
 
+def test_tools_take_the_contract_argument_names(grader) -> None:
+    """read_file(path, start?, end?), search(pattern, path?), run_tests(selector?): the names the
+    tool contract gives; anything else is an error observation naming the accepted arguments."""
+    env = make_env(grader, "ledger-feature-split_evenly")
+    env.reset(seed=0)
+    observation, *_ = env.step(call("read_file", path="ledger/money.py", start=2, end=3))
+    assert [line.split("|")[0].strip() for line in content(observation).splitlines()] == ["2", "3"]
+    observation, *_ = env.step(call("read_file", path="ledger/money.py", start_line=1, end_line=2))
+    assert content(observation) == (
+        "error: read_file takes path, start, end; unknown argument "
+        "'end_line' (did you mean 'end'?), 'start_line' (did you mean 'start'?)"
+    )
+    observation, *_ = env.step(call("run_tests", paths=["tests/test_ledger.py"]))
+    assert content(observation).startswith("error: run_tests takes selector; unknown argument 'paths'")
+    observation, *_ = env.step(call("submit", now=True))
+    assert content(observation) == "error: submit takes no arguments; unknown argument 'now'"
+    observation, *_ = env.step(call("run_tests", selector="tests/test_ledger.py::test_parse_and_format"))
+    assert content(observation).startswith("1 passed, 0 failed"), observation
+    observation, *_ = env.step(call("run_tests", selector="tests/test_ledger.py::test_split_evenly"))
+    assert content(observation).startswith("0 passed, 1 failed"), observation  # not implemented yet
+    observation, *_ = env.step(call("run_tests", selector="tests/"))
+    assert content(observation).startswith("4 passed, 1 failed"), observation
+    observation, *_ = env.step(call("run_tests", selector="tests/test_nothing.py"))
+    assert content(observation).startswith("0 passed, 0 failed"), observation
+    observation, *_ = env.step(call("run_tests", selector=["tests/"]))
+    assert content(observation).startswith("error: `selector` must be"), observation
+    env.close()
+
+
 def test_rename_that_breaks_a_caller_fails_the_types_gate(typed_grader) -> None:
     task = PACK.get("ledger-rename-format_cents")
     env = make_env(typed_grader, task.id)
@@ -133,7 +162,7 @@ def test_tools_read_search_and_run(grader) -> None:
     env.reset(seed=0)
     observation, *_ = env.step(call("list_files", path="ledger"))
     assert "ledger/money.py" in content(observation) and "tests/" not in content(observation)
-    observation, *_ = env.step(call("read_file", path="ledger/money.py", start_line=1, end_line=2))
+    observation, *_ = env.step(call("read_file", path="ledger/money.py", start=1, end=2))
     assert content(observation).startswith("   1| ")
     observation, *_ = env.step(call("search", pattern="def \\w+_cents", regex=True))
     assert "ledger/money.py" in content(observation)

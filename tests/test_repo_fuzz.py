@@ -61,9 +61,10 @@ def random_arguments(rng: random.Random) -> dict[str, Any]:
             "regex",
             "patch",
             "code",
-            "start_line",
-            "end_line",
-            "paths",
+            "start",
+            "end",
+            "selector",
+            "start_line",  # the old names: an error observation now
             "replace_all",
         ],
         rng.randint(0, 4),

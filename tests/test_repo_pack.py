@@ -48,7 +48,7 @@ def test_reference_repositories_pass_their_own_tests_in_the_sandbox(name: str) -
     files = read_repo(DATA_DIR / "repos" / name)
     assert 3 <= len(files) <= 15
     with make_sandbox("local", workers=1) as sandbox:
-        result = run_ops(sandbox, files, [("tests", {"paths": None})], timeout=20)
+        result = run_ops(sandbox, files, [("tests", {"selector": None})], timeout=20)
     outcome = result.outcomes[1]
     assert outcome is not None and outcome.ok, result
     assert outcome.value["failed"] == 0 and outcome.value["passed"] >= 3, outcome.value["lines"]

@@ -18,6 +18,7 @@ from rlvr.core.types import Task
 from rlvr.graders.tool.calls import parse_turn
 from rlvr.graders.tool.episode import ToolEpisode, subset_matches
 from rlvr.graders.tool.grader import ToolGrader, split_transcript
+from rlvr.graders.tool.validation import reference_problems
 from rlvr.specs.tool_worlds import WORLDS
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.registry import load_pack
@@ -173,7 +174,7 @@ def test_pack_references_solve_every_task() -> None:
 
 
 def test_directory_pack_validates_and_grades() -> None:
-    assert validate_directory(EXAMPLE) == []
+    assert validate_directory(EXAMPLE, provers={"tool": reference_problems}) == []
     pack = load_pack(str(EXAMPLE))
     assert all(
         v.passed
@@ -183,7 +184,7 @@ def test_directory_pack_validates_and_grades() -> None:
     )
 
 
-def test_directory_pack_errors_are_explained(tmp_path: Path) -> None:
+def test_directory_pack_errors_are_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "pack.toml").write_text('name = "bad"\nfamily = "tool"\n')
     good_prompt = " ".join(WORLDS["ledger"].tools())
     lines = [
@@ -205,11 +206,16 @@ def test_directory_pack_errors_are_explained(tmp_path: Path) -> None:
         },
     ]
     (tmp_path / "tasks.jsonl").write_text("\n".join(json.dumps(x) for x in lines))
-    problems = [str(p) for p in validate_directory(tmp_path)]
+    problems = [str(p) for p in validate_directory(tmp_path, provers={"tool": reference_problems})]
     assert any(":1: world: must be one of" in p for p in problems)
     assert any(":2: policy.forbidden_tools: unknown tool" in p for p in problems)
     assert any(":2: prompt: does not show tool(s)" in p for p in problems)
     assert any(":3: reference: does not solve the task" in p for p in problems)
+    assert not any("reference" in str(p) for p in validate_directory(tmp_path))  # the format alone is sound
+    from rlvr.cli import main
+
+    assert main(["packs", "validate", str(tmp_path)]) == 1
+    assert "tasks.jsonl:3: reference: does not solve the task" in capsys.readouterr().err
 
 
 def test_tool_env_multi_turn_flow() -> None:

@@ -9,12 +9,12 @@ still scored is a hole in the verifier, not just an attempt).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rlvr.core.flags import EXPLOIT_FLAGS, exploit_flags, flag_name
+from rlvr.core.jsonl import json_lines
 
 SAMPLE_FILES = ("samples.jsonl", "flagged_samples.jsonl")
 FIRST = ("special_cases_visible", "forged_output", "protected_path_edit", "test_tamper")
@@ -55,15 +55,8 @@ def _records(root: Path) -> list[tuple[str, dict[str, Any]]]:
             f"{root} holds no {' or '.join(SAMPLE_FILES)}: pass a bench --out or a train run directory"
         )
     out = []
-    for path in files:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut short by a killed run
-                if isinstance(record, dict):
-                    out.append((f"{path.name}:{number}", record))
+    for path in files:  # a bad line is one cut short by a killed run: skipped
+        out += [(f"{path.name}:{e.number}", e.value) for e in json_lines(path) if not e.problem]
     return out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.bench.records import sample_key
+from rlvr.core.jsonl import json_lines
 
 SAMPLES_FILE = "samples.jsonl"
 RUN_FILE = "run.json"
@@ -48,15 +49,16 @@ class SampleStore:
             self._load()
 
     def _load(self) -> None:
-        with self.path.open(encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                    key = sample_key(record["pack"], record["task_id"], int(record["sample"]))
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                    self.unreadable_lines += 1  # e.g. a line cut short when a run was killed
-                    continue
-                self.records[key] = record
+        for entry in json_lines(self.path):
+            record = entry.value
+            try:
+                if entry.problem:
+                    raise ValueError(entry.problem.message)
+                key = sample_key(record["pack"], record["task_id"], int(record["sample"]))
+            except (KeyError, TypeError, ValueError, OverflowError):
+                self.unreadable_lines += 1  # e.g. a line cut short when a run was killed
+                continue
+            self.records[key] = record
 
     def is_done(self, key: tuple[str, str, int]) -> bool:
         """Finished samples are skipped on resume; those whose generation failed are tried again."""

@@ -14,7 +14,7 @@ from rlvr.cli.isolation import add_require_isolation
 from rlvr.cli.swebench import add_options as add_swebench_options
 from rlvr.cli.swebench import run_swebench
 from rlvr.core.types import Verdict
-from rlvr.graders.base import Grader, make_grader
+from rlvr.graders.base import Grader, grade_or_fault, make_grader
 from rlvr.task_packs.registry import PackError, load_pack
 
 
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         for start in range(0, len(lines), max(1, args.batch_size)):
             batch = lines[start : start + args.batch_size]
             good = [(n, t, c) for n, t, c, e in batch if e is None and t is not None and c is not None]
-            graded = grader.grade_many([t for _, t, _ in good], [c for _, _, c in good]) if good else []
+            graded = grade_or_fault(grader, [t for _, t, _ in good], [c for _, _, c in good]) if good else []
             by_line: dict[int, Verdict] = {n: v for (n, _, _), v in zip(good, graded, strict=True)}
             for number, task_id, _, error in batch:
                 verdict = by_line.get(number) or Verdict.failure(task_id or "", error or "ungraded")

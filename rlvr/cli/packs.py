@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rlvr.core.pack import Problem
+from rlvr.core.pack import Problem, TaskPack
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.importers import FORMATS, import_dataset
 from rlvr.task_packs.registry import PackError, available_names, list_packs, load_pack
@@ -103,15 +103,35 @@ def run_show(args: argparse.Namespace) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     if not Path(args.path).is_dir() and args.path in available_names():
         return _validate_named_pack(args.path)
-    problems = validate_directory(args.path)
+    from rlvr.graders.tool.validation import reference_problems
+
+    problems = validate_directory(args.path, provers={"tool": reference_problems})
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
         print(f"{len(problems)} problem(s) in {args.path}", file=sys.stderr)
         return 1
     pack = load_pack(args.path)
+    if pack.family == "repo" and _prove_repo(pack, args.path):
+        return 1
     print(f"ok: {pack.name} ({pack.family}), {len(pack.tasks())} tasks, splits {pack.splits()}")
     return 0
+
+
+def _prove_repo(pack: TaskPack, where: str) -> int:
+    """Repo packs are proved by running every task (reference, base state, no-op reward per task)."""
+    from rlvr.graders.repo.prove import prove_repo_tasks
+
+    report = prove_repo_tasks(where, pack.tasks())
+    for proof in report.proofs:
+        noop = proof.trivial_rewards.get("no-op")
+        reference = "?" if proof.reference_reward is None else f"{proof.reference_reward:.3f}"
+        print(f"{proof.task_id}: reference {reference}, no-op {'?' if noop is None else f'{noop:.3f}'}")
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if report.problems:
+        print(f"{len(report.problems)} problem(s) in {where}", file=sys.stderr)
+    return len(report.problems)
 
 
 def _validate_named_pack(name: str) -> int:
@@ -131,6 +151,8 @@ def _validate_named_pack(name: str) -> int:
         print(problem, file=sys.stderr)
     if problems:
         print(f"{len(problems)} problem(s) in pack {name}", file=sys.stderr)
+        return 1
+    if pack.family == "repo" and _prove_repo(pack, name):
         return 1
     print(f"ok: {pack.name} ({pack.family}), {len(pack.tasks())} tasks, splits {pack.splits()}")
     return 0

@@ -2,6 +2,15 @@
 plain-data codec. Imports nothing else from rlvr."""
 
 from rlvr.core.pack import StaticPack, TaskPack, UnknownTaskError
-from rlvr.core.types import Component, Fault, Task, Verdict
+from rlvr.core.types import Component, Fault, Task, Verdict, grader_fault
 
-__all__ = ["Component", "Fault", "StaticPack", "Task", "TaskPack", "UnknownTaskError", "Verdict"]
+__all__ = [
+    "Component",
+    "Fault",
+    "StaticPack",
+    "Task",
+    "TaskPack",
+    "UnknownTaskError",
+    "Verdict",
+    "grader_fault",
+]

@@ -26,18 +26,6 @@ class CodecError(ValueError):
     """A value that is not plain data, or a wire document that is malformed."""
 
 
-def json_problem(exc: BaseException) -> str:
-    """Why `json.loads` refused a text, in words. Besides JSONDecodeError (bad syntax) it raises a
-    plain ValueError for an integer longer than Python's int/str digit limit and RecursionError for
-    deep nesting: readers of untrusted JSON lines catch (ValueError, RecursionError), never only
-    JSONDecodeError, so such a line is reported, not a crash."""
-    if isinstance(exc, json.JSONDecodeError):
-        return exc.msg
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    return str(exc).split(":", 1)[0][:120] or type(exc).__name__
-
-
 def to_wire(value: Any, depth: int = 0) -> Any:
     if depth > MAX_DEPTH:
         raise CodecError("value nested too deeply")

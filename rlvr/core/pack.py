@@ -94,6 +94,10 @@ class StaticPack(TaskPack):
         return self._tasks
 
 
+# The fields of a task line every family shares; the rest of a line is the family's hidden spec.
+PUBLIC_FIELDS: frozenset[str] = frozenset({"id", "prompt", "difficulty", "split", "meta"})
+
+
 @dataclass
 class Problem:
     """One thing wrong with a pack: where (file, line, field) and what."""

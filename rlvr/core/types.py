@@ -125,3 +125,11 @@ class Verdict:
     def failure(cls, task_id: str, error: str, *, fault: Fault = "input") -> Verdict:
         """A verdict for an item that could not be graded at all, and whose fault that was."""
         return cls(task_id=task_id, reward=0.0, passed=False, error=error, fault=fault)
+
+
+def grader_fault(task_id: str, cause: BaseException | str, *, where: str = "grader") -> Verdict:
+    """The one verdict for an item whose grading machinery broke (a grader or an episode raised, a
+    worker died, a batch came back short): a `grader` fault, so it is `disrupted`: trainers drop it
+    and never score it against the completion. `cause` is the exception, or a sentence when none."""
+    error = f"{where} fault: {type(cause).__name__}: {cause}" if isinstance(cause, BaseException) else cause
+    return Verdict.failure(task_id, error, fault="grader")

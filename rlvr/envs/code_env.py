@@ -15,7 +15,7 @@ import numpy as np
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
 from rlvr.envs.spaces import UnicodeText
-from rlvr.graders.base import Grader, check_options, make_grader
+from rlvr.graders.base import Grader, check_options, grade_or_fault, make_grader
 from rlvr.task_packs.registry import resolve_pack
 
 MAX_TEXT = 1 << 20
@@ -84,10 +84,7 @@ class TextTaskEnv(gym.Env[str, str]):
         if self.task is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         text = action if isinstance(action, str) else str(action)
-        try:
-            verdict = self.grader.grade(self.task.id, text)
-        except Exception as exc:  # the grader promises not to raise; if it does, flag it
-            verdict = Verdict.failure(self.task.id, f"grader fault: {type(exc).__name__}: {exc}")
+        verdict = grade_or_fault(self.grader, [self.task.id], [text])[0]
         self.turn += 1
         self.last_verdict = verdict
         terminated = verdict.passed or self.turn >= self.max_turns

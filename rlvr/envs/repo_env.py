@@ -17,7 +17,7 @@ from typing import Any
 import gymnasium as gym
 
 from rlvr.core.pack import TaskPack
-from rlvr.core.types import Task, Verdict
+from rlvr.core.types import Task, grader_fault
 from rlvr.envs.families import FamilyTextEnv
 from rlvr.graders.repo.episode import TOOL_SCHEMAS, Budgets, RepoEpisode
 from rlvr.graders.repo.grader import RepoGrader
@@ -110,9 +110,7 @@ class RepoEnv(FamilyTextEnv):
         except Exception as exc:  # the episode promises not to raise; if it does, end with a flagged verdict
             self.episode.done = True
             observation = ""
-            verdict = Verdict.failure(
-                self.task.id, f"episode fault: {type(exc).__name__}: {exc}", fault="grader"
-            )
+            verdict = grader_fault(self.task.id, exc, where="episode")
         self.turn = self.episode.turns
         info: dict[str, Any] = {"task": self.task.public(), "turn": self.turn}
         if verdict is None:

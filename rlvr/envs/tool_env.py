@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium as gym
 
 from rlvr.core.pack import TaskPack
-from rlvr.core.types import Verdict
+from rlvr.core.types import grader_fault
 from rlvr.envs.families import FamilyTextEnv
 from rlvr.graders.tool.calls import parse_turn
 from rlvr.graders.tool.episode import ToolEpisode
@@ -59,10 +59,7 @@ class ToolEnv(FamilyTextEnv):
             verdict = self.episode.verdict() if self.episode.done else None
         except Exception as exc:  # the episode promises not to raise; if it does, end with a flagged verdict
             self.episode.done = True
-            observation, verdict = (
-                "",
-                Verdict.failure(self.task.id, f"episode fault: {type(exc).__name__}: {exc}", fault="grader"),
-            )
+            observation, verdict = "", grader_fault(self.task.id, exc, where="episode")
         self.turn = self.episode.turns
         turn = parse_turn(text)  # for the caller's statistics: which tools this turn called
         info: dict[str, Any] = {

@@ -49,7 +49,7 @@ import numpy as np
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
-from rlvr.graders.base import Grader
+from rlvr.graders.base import Grader, grade_or_fault
 from rlvr.task_packs.registry import resolve_pack
 
 
@@ -149,7 +149,7 @@ class PrefetchingGrader(Grader):
         self.batches = 0
 
     def prefetch(self, task_ids: Sequence[str], completions: Sequence[str]) -> None:
-        verdicts = self.inner.grade_many(list(task_ids), list(completions))
+        verdicts = grade_or_fault(self.inner, list(task_ids), list(completions))
         self.batches += 1
         self._ready = dict(zip(zip(task_ids, completions, strict=True), verdicts, strict=True))
 

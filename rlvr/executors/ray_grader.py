@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.core.pack import TaskPack
-from rlvr.core.types import Task, Verdict
+from rlvr.core.types import Task, Verdict, grader_fault
 from rlvr.executors.ray_cluster import connect
-from rlvr.graders.base import Grader, check_options, grade_or_fault, make_grader
+from rlvr.graders.base import Grader, check_options, grade_or_fault, make_grader, pack_grader_class
 from rlvr.sandbox.pool import REQUIRE_ISOLATION_ENV, isolation_required
 from rlvr.task_packs.registry import resolve_pack
 
@@ -147,7 +147,8 @@ class RayGrader(Grader):
         self.replacements_left = workers * 2 if max_worker_replacements is None else max_worker_replacements
         self.replacements = 0
         actor_options = dict(options)
-        if actor_options.get("jobs") is None:  # absent or None (a CLI's "default")
+        takes_jobs = "jobs" not in pack_grader_class(resolved).options_class.not_honoured
+        if takes_jobs and actor_options.get("jobs") is None:  # absent or None (a CLI's "default")
             actor_options["jobs"] = max(1, int(cpus_per_worker))
         # A pack given by name is loaded on each actor; a pack object is put in the object store
         # once and every actor (including replacements) reads it from there.
@@ -246,9 +247,7 @@ class RayGrader(Grader):
             return []
         with self._lock:
             if self._closed:
-                return [
-                    Verdict.failure(task.id, "the Ray grader is closed", fault="grader") for task in tasks
-                ]
+                return [grader_fault(task.id, "the Ray grader is closed") for task in tasks]
             return self._grade_locked(tasks, completions)
 
     def _grade_locked(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
@@ -261,7 +260,7 @@ class RayGrader(Grader):
 
         def fail(chunk: _Chunk, message: str) -> None:
             for position in chunk.positions:
-                verdict = Verdict.failure(tasks[position].id, message, fault="grader")
+                verdict = grader_fault(tasks[position].id, message)
                 verdict.flags.append(WORKER_LOST_FLAG)
                 results[position] = verdict
 
@@ -298,10 +297,8 @@ class RayGrader(Grader):
                     continue
                 except Exception as exc:  # the actor's grader raised: a grader bug, not a lost worker
                     for position in job.chunk.positions:
-                        results[position] = Verdict.failure(
-                            tasks[position].id,
-                            f"grader fault on Ray worker: {_first_line(exc)}",
-                            fault="grader",
+                        results[position] = grader_fault(
+                            tasks[position].id, f"grader fault on Ray worker: {_first_line(exc)}"
                         )
                     continue
                 if not isinstance(verdicts, list) or len(verdicts) != len(job.chunk.positions):
@@ -311,7 +308,7 @@ class RayGrader(Grader):
                     results[position] = verdict
             self._replace_overdue(inflight)
         return [
-            v if v is not None else Verdict.failure(tasks[i].id, "internal: ungraded", fault="grader")
+            v if v is not None else grader_fault(tasks[i].id, "internal: ungraded")
             for i, v in enumerate(results)
         ]
 

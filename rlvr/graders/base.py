@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rlvr.core.pack import TaskPack, UnknownTaskError
-from rlvr.core.types import Task, Verdict
+from rlvr.core.types import Task, Verdict, grader_fault
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.options import GraderOptions
 from rlvr.graders.receipts import ReceiptBook
@@ -119,11 +119,6 @@ class Grader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def grader_fault(task_id: str, exc: BaseException) -> Verdict:
-    """The verdict for an item whose grader raised: a fault of the machinery, which trainers drop."""
-    return Verdict.failure(task_id, f"grader fault: {type(exc).__name__}: {exc}", fault="grader")
 
 
 def grade_or_fault(grader: Grader, task_ids: list[str], completions: list[str]) -> list[Verdict]:

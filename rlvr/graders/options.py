@@ -15,7 +15,7 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
 from rlvr.core.pack import TaskPack
 
@@ -38,6 +38,9 @@ class GraderOptions:
     sandbox: Any = "local"
     jobs: int | None = None
     runtime: str | None = None
+    # Settings above that a family cannot honour, each with why: a value other than the default is
+    # refused (`rlvr grade` passes `sandbox="local"` and `jobs=None` to every family; those stand).
+    not_honoured: ClassVar[Mapping[str, str]] = {}
 
     @classmethod
     def resolve(cls: type[OptionsT], pack: TaskPack, options: Mapping[str, Any]) -> OptionsT:
@@ -50,19 +53,32 @@ class GraderOptions:
 
     @classmethod
     def from_mapping(cls: type[OptionsT], values: Mapping[str, Any], *, family: str = "") -> OptionsT:
-        fields = {f.name: f for f in dataclasses.fields(cls)}
+        fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in cls.not_honoured}
         hints = typing.get_type_hints(cls)
         who = f"the {family} grader" if family else cls.__name__
         for key, value in values.items():
+            if key in cls.not_honoured:
+                if value != _default(cls, key):
+                    raise OptionsError(f"{who} does not take option {key!r}: {cls.not_honoured[key]}")
+                continue
             if key not in fields:
                 close = difflib.get_close_matches(key, fields, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
-                raise OptionsError(
-                    f"unknown option {key!r} for {who}{hint} Valid options: {', '.join(sorted(fields))}"
-                )
+                valid = f"Valid options: {', '.join(sorted(fields))}" if fields else "It takes no options."
+                raise OptionsError(f"unknown option {key!r} for {who}{hint} {valid}")
             if not _matches(value, hints[key]):
                 raise OptionsError(f"option {key!r} for {who} must be {_describe(hints[key])}, got {value!r}")
         return cls(**values)
+
+
+def no_sandbox(why: str) -> dict[str, str]:
+    """`not_honoured` entries for a family that runs no candidate code in a sandbox."""
+    return dict.fromkeys(("sandbox", "jobs", "runtime"), why)
+
+
+def _default(cls: type[GraderOptions], name: str) -> Any:
+    (field,) = [f for f in dataclasses.fields(cls) if f.name == name]
+    return None if field.default is dataclasses.MISSING else field.default
 
 
 def _matches(value: Any, hint: Any) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.core.types import Verdict
 from rlvr.executors import make_executor_grader
-from rlvr.graders.base import Grader
+from rlvr.graders.base import Grader, grade_or_fault
 from rlvr.integrations.completions import completion_text
 from rlvr.task_packs.registry import resolve_pack
 
@@ -90,7 +90,7 @@ class RewardFunction:
             raise ValueError("rlvr reward needs `completions`")
         texts = [completion_text(c) for c in completions]
         task_ids = self._task_ids(kwargs, len(texts))
-        verdicts = self.grader.grade_many(task_ids, texts)
+        verdicts = grade_or_fault(self.grader, task_ids, texts)
         self.last_verdicts = verdicts
         rewards: list[float | None] = []
         for verdict in verdicts:

@@ -11,6 +11,8 @@ A task line may carry `"domains": [{"target": "pkg.module:function", "args": [ST
     {"one_of": [value, ...]}     one of the listed plain values
     {"just": value}              always this value
     {"list": {"of": STRATEGY, "min_size": 0, "max_size": 5}}
+    {"concat": [STRATEGY, ...]}  the lists the strategies give, one after the other (e.g. a fixed setup
+                                 prefix, then a random body: realistic command scripts)
 
 Each generated example becomes a `call` scenario; the grader runs it on the candidate and on the
 reference state like every other scenario and compares the two plain-data outcomes (a raised exception
@@ -32,7 +34,7 @@ from rlvr.specs.generation import ALL_HEALTH_CHECKS, isolated_generation
 
 MAX_EXAMPLES = 200
 MAX_SIZE = 50
-STRATEGY_KINDS = ("int", "float", "bool", "text", "one_of", "just", "list")
+STRATEGY_KINDS = ("int", "float", "bool", "text", "one_of", "just", "list", "concat")
 
 
 def check_strategy(spec: object, depth: int = 0) -> str | None:
@@ -55,6 +57,18 @@ def check_strategy(spec: object, depth: int = 0) -> str | None:
     elif kind == "bool":
         if value is not True:
             return '"bool" takes true'
+    elif kind == "concat":
+        if not isinstance(value, list) or not value:
+            return '"concat" takes a non-empty list of strategies that give lists'
+        for part in value:
+            problem = check_strategy(part, depth + 1)
+            if problem:
+                return problem
+            part_kind, part_value = next(iter(part.items()))
+            if part_kind not in ("list", "concat") and not (
+                part_kind == "just" and isinstance(part_value, list)
+            ):
+                return '"concat" parts must give lists ("list", "concat" or "just" of a list)'
     elif kind == "one_of":
         if not isinstance(value, list) or not value:
             return '"one_of" takes a non-empty list of values'
@@ -112,6 +126,10 @@ def strategy(spec: dict[str, Any]) -> st.SearchStrategy[Any]:
     if kind == "text":
         return st.text(
             alphabet=value["alphabet"], min_size=value.get("min_size", 0), max_size=value.get("max_size", 10)
+        )
+    if kind == "concat":
+        return st.tuples(*(strategy(part) for part in value)).map(
+            lambda parts: [x for part in parts for x in part]
         )
     return st.lists(
         strategy(value["of"]), min_size=value.get("min_size", 0), max_size=value.get("max_size", 10)

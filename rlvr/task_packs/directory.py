@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from rlvr.core.pack import Problem, TaskPack
+from rlvr.core.pack import PUBLIC_FIELDS, Problem, TaskPack
 from rlvr.core.types import FAMILIES, Task
 from rlvr.specs.programs import ProgramSpecError, parse_spec
 from rlvr.task_packs.task_lines import need_str, read_task_lines
@@ -33,7 +33,6 @@ TASK_CHECKERS: dict[str, Checker] = {}
 # family -> function(line dict) -> hidden spec dict (everything the policy must not see)
 HiddenBuilder = Callable[[dict[str, Any]], dict[str, Any]]
 HIDDEN_BUILDERS: dict[str, HiddenBuilder] = {}
-PUBLIC_FIELDS = {"id", "prompt", "difficulty", "split", "meta"}
 # family -> function(pack root) -> (tasks, problems), for families that read more than tasks.jsonl
 DIRECTORY_READERS: dict[str, Callable[[Path], tuple[list[Task], list[Problem]]]] = {}
 
@@ -111,14 +110,9 @@ register_family_schema("math", _check_math, _hidden_math)
 
 
 def _ensure_family_schemas() -> None:
-    """Import the modules of families that register their schema on import."""
-    import importlib
-
-    for module in ("rlvr.envs.schemas", "rlvr.task_packs.repo_tasks.format"):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            pass
+    """Import the modules of families that register their schema on import (they import this one)."""
+    import rlvr.task_packs.repo_tasks.format
+    import rlvr.task_packs.schemas  # noqa: F401
 
 
 def read_manifest(root: Path) -> tuple[dict[str, Any], list[Problem]]:
@@ -165,7 +159,9 @@ def read_manifest(root: Path) -> tuple[dict[str, Any], list[Problem]]:
     return manifest, problems
 
 
-def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
+def read_tasks(root: Path, family: str, prover: Checker | None = None) -> tuple[list[Task], list[Problem]]:
+    """The tasks of a pack directory and every problem found. `prover` (a check that needs the
+    family's grader, e.g. replaying a reference) runs on each line whose format is sound."""
     _ensure_family_schemas()
     if family in DIRECTORY_READERS:  # families whose tasks need more of the directory than tasks.jsonl
         return DIRECTORY_READERS[family](root)
@@ -173,16 +169,25 @@ def read_tasks(root: Path, family: str) -> tuple[list[Task], list[Problem]]:
     builder = HIDDEN_BUILDERS.get(family)
     if checker is None or builder is None:
         return [], [Problem(str(root / "pack.toml"), None, "family", f"no task schema for family {family!r}")]
+    if prover is not None:
+        checker = _then(checker, prover)
     return read_task_lines(root / "tasks.jsonl", family, checker, builder)
 
 
-def validate_directory(root: str | Path) -> list[Problem]:
+def _then(checker: Checker, prover: Checker) -> Checker:
+    return lambda line: checker(line) or prover(line)
+
+
+def validate_directory(root: str | Path, provers: dict[str, Checker] | None = None) -> list[Problem]:
+    """Every problem of a pack directory. `provers` (family -> line check) add the checks that need a
+    grader: the layer above passes them in (`rlvr packs validate`), this data layer imports none."""
     root = Path(root)
     if not root.is_dir():
         return [Problem(str(root), None, None, "not a directory")]
     manifest, problems = read_manifest(root)
     if manifest.get("family") in FAMILIES:
-        problems += read_tasks(root, manifest["family"])[1]
+        family = manifest["family"]
+        problems += read_tasks(root, family, (provers or {}).get(family))[1]
     return problems
 
 

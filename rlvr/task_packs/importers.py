@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.jsonl import JsonProblem, decode_json, json_lines
 from rlvr.core.pack import Problem
 from rlvr.specs.programs import ProgramSpecError, parse_spec
 
@@ -57,32 +58,34 @@ def read_rows(path: Path) -> Iterator[tuple[int, Any]]:
             raise SystemExit(
                 f"reading Parquet needs the `datasets` package: pip install datasets ({exc})"
             ) from exc
-        for number, row in enumerate(datasets.Dataset.from_parquet(str(path)), start=1):
-            yield number, row
+        yield from enumerate(datasets.Dataset.from_parquet(str(path)), start=1)
         return
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".json" or text.lstrip().startswith("["):
-        rows = json.loads(text)
+    if path.suffix == ".json" or _starts_with_bracket(path):
+        try:
+            rows = decode_json(path.read_bytes())
+        except JsonProblem as exc:
+            yield 1, RowError("(file)", f"not valid JSON: {exc}")
+            return
         if not isinstance(rows, list):
             raise SystemExit(f"{path}: a .json file must hold a list of rows")
         yield from enumerate(rows, start=1)
         return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield number, RowError("(line)", f"not valid JSON: {exc.msg}")
+    for entry in json_lines(path, objects=False):
+        yield entry.number, RowError("(line)", entry.problem.message) if entry.problem else entry.value
+
+
+def _starts_with_bracket(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(4096).lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"["
 
 
 def _json_field(row: dict[str, Any], name: str, default: Any = None) -> Any:
     value = row.get(name, default)
     if isinstance(value, str) and value.strip()[:1] in ("{", "["):
         try:
-            return json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise RowError(name, f"not valid JSON: {exc.msg}") from exc
+            return decode_json(value)
+        except JsonProblem as exc:
+            raise RowError(name, f"not valid JSON: {exc}") from exc
     return value
 
 
@@ -104,8 +107,8 @@ def _decode_lcb_tests(value: Any, field: str) -> list[dict[str, Any]]:
     if not isinstance(value, str):
         raise RowError(field, "must be a JSON list or its compressed string")
     try:
-        return json.loads(value)
-    except json.JSONDecodeError:
+        return decode_json(value)
+    except JsonProblem:
         pass
     try:
         raw = zlib.decompress(base64.b64decode(value, validate=True))
@@ -245,11 +248,11 @@ def from_livecodebench(row: dict[str, Any], number: int) -> dict[str, Any]:
             raise RowError("test_cases", f"test {position}: needs text `input` and `output`")
         if call:  # functional: one JSON value per line of input, the output a JSON value
             try:
-                args = [json.loads(line) for line in test["input"].splitlines() if line.strip()]
-                expected = json.loads(test["output"])
-            except json.JSONDecodeError as exc:
+                args = [decode_json(line) for line in test["input"].splitlines() if line.strip()]
+                expected = decode_json(test["output"])
+            except JsonProblem as exc:
                 raise RowError(
-                    "test_cases", f"test {position}: functional values must be JSON ({exc.msg})"
+                    "test_cases", f"test {position}: functional values must be JSON ({exc})"
                 ) from exc
             tests.append({"args": args, "output": expected})
         else:

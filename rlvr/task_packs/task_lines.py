@@ -4,11 +4,11 @@ Every problem is reported with file, line and field; a line with a problem yield
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.jsonl import json_lines
 from rlvr.core.pack import Problem
 from rlvr.core.types import Task
 
@@ -54,36 +54,27 @@ def read_task_lines(
     tasks: list[Task] = []
     problems: list[Problem] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(
-                    Problem(str(path), number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
-                )
-                continue
-            if not isinstance(line, dict):
-                problems.append(Problem(str(path), number, None, "each line must be a JSON object"))
-                continue
-            found = _common_problems(line, seen) + check(line)
-            problems += [Problem(str(path), number, field, message) for field, message in found]
-            if found:
-                continue
-            seen[line["id"]] = number
-            tasks.append(
-                Task(
-                    id=line["id"],
-                    prompt=line["prompt"],
-                    family=family,
-                    difficulty=line.get("difficulty", 1),
-                    split=line.get("split", "test"),
-                    hidden=hidden(line),
-                    meta=public_meta(line) if public_meta else dict(line.get("meta") or {}),
-                )
+    for entry in json_lines(path):
+        if entry.problem:
+            problems.append(entry.problem)
+            continue
+        number, line = entry.number, entry.value
+        found = _common_problems(line, seen) + check(line)
+        problems += [Problem(str(path), number, field, message) for field, message in found]
+        if found:
+            continue
+        seen[line["id"]] = number
+        tasks.append(
+            Task(
+                id=line["id"],
+                prompt=line["prompt"],
+                family=family,
+                difficulty=line.get("difficulty", 1),
+                split=line.get("split", "test"),
+                hidden=hidden(line),
+                meta=public_meta(line) if public_meta else dict(line.get("meta") or {}),
             )
+        )
     if not tasks and not problems:
         problems.append(Problem(str(path), None, None, "holds no tasks"))
     return tasks, problems

@@ -26,7 +26,7 @@ import gymnasium as gym
 import torch
 
 from rlvr.core.pack import TaskPack
-from rlvr.core.types import Task, Verdict
+from rlvr.core.types import Task, Verdict, grader_fault
 from rlvr.envs.training import Grader
 from rlvr.trainer.rollout import Sequences, generate_ids, stop_ids_of
 
@@ -295,8 +295,8 @@ class EpisodeRunner:
             episode.ended_by = "env" if terminated else "turn_limit"
             episode.reward = float(reward)
             verdict = getattr(env.unwrapped, "last_verdict", None)
-            episode.verdict = verdict or Verdict.failure(
-                episode.task.id, "the env ended the episode without a verdict", fault="grader"
+            episode.verdict = verdict or grader_fault(
+                episode.task.id, "the env ended the episode without a verdict"
             )
             return
         following = self.template.observation_ids(episode.history, str(observation))

@@ -5,18 +5,19 @@ The tasks evaluated are exactly those in the file."""
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 from pathlib import Path
 from typing import Any
 
 from rlvr.bench.policies.base import Generation, Policy, PolicyError, Request, Settings
+from rlvr.core.jsonl import json_lines
 
 
 def _optional_number(record: dict[str, Any], name: str, where: str) -> float | None:
     value = record.get(name)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
         raise PolicyError(f"{where}: {name} must be a non-negative number, got {value!r}")
     return value
 
@@ -26,30 +27,24 @@ def read_recorded(path: Path) -> dict[str, list[Generation]]:
     if not path.is_file():
         raise PolicyError(f"recorded completions file {str(path)!r} does not exist")
     samples: dict[str, list[Generation]] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise PolicyError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise PolicyError(f"{where}: expected an object with task_id and completion")
-            task_id, completion = record.get("task_id"), record.get("completion")
-            if not isinstance(task_id, str) or not task_id:
-                raise PolicyError(f"{where}: task_id must be a non-empty string")
-            if not isinstance(completion, str):
-                raise PolicyError(f"{where}: completion must be a string")
-            tokens = _optional_number(record, "completion_tokens", where)
-            samples.setdefault(task_id, []).append(
-                Generation(
-                    text=completion,
-                    completion_tokens=None if tokens is None else int(tokens),
-                    latency_s=_optional_number(record, "latency_s", where),
-                )
+    for entry in json_lines(path):
+        where = f"{path}:{entry.number}"
+        if entry.problem:
+            raise PolicyError(f"{where}: {entry.problem.message}")
+        record = entry.value
+        task_id, completion = record.get("task_id"), record.get("completion")
+        if not isinstance(task_id, str) or not task_id:
+            raise PolicyError(f"{where}: task_id must be a non-empty string")
+        if not isinstance(completion, str):
+            raise PolicyError(f"{where}: completion must be a string")
+        tokens = _optional_number(record, "completion_tokens", where)
+        samples.setdefault(task_id, []).append(
+            Generation(
+                text=completion,
+                completion_tokens=None if tokens is None else int(tokens),
+                latency_s=_optional_number(record, "latency_s", where),
             )
+        )
     if not samples:
         raise PolicyError(f"recorded completions file {str(path)!r} holds no samples")
     return samples

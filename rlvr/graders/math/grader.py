@@ -16,8 +16,9 @@ its own (the worker cannot start) is an error.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
@@ -33,7 +34,7 @@ from rlvr.graders.math.worker import (
     WorkerProtocolError,
     WorkerTimeout,
 )
-from rlvr.graders.options import GraderOptions
+from rlvr.graders.options import GraderOptions, no_sandbox
 from rlvr.specs.math_settings import MathSettings, MathSettingsError, split_task_line
 from rlvr.specs.reasoning_gym_scorers import scorer_problem
 
@@ -53,6 +54,9 @@ class MathOptions(GraderOptions):
     relation: Literal["auto", "set", "tuple"] = "auto"
     boxes: Literal["all", "last", "first"] = "all"
     relation_as_set: bool = True
+    not_honoured: ClassVar[Mapping[str, str]] = no_sandbox(
+        "an answer is parsed in a killable sympy worker process, never run in a sandbox"
+    )
 
     def settings(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in MathSettings.names()}

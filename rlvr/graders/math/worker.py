@@ -15,7 +15,8 @@ Requests: `{"op": "rg_prepare", "spec"}` (build a generator's dataset before any
 `{"op": "equiv", "candidate", "reference", "settings"}` (settings: rlvr/specs/math_settings.py;
 a legacy `"tolerance"` key is still read), `{"op": "extract", "text"}` (math-verify's extraction of the
 last stated answer in prose), `{"op": "rg_score", "spec", "candidate"}` (an allow-listed reasoning-gym
-generator's own `score_answer`) and `{"op": "proof", ...}` (see rlvr/graders/proof/check.py).
+generator's own `score_answer`), and the ops a grader adds when it starts its worker (`handlers`: the
+proof grader adds `{"op": "proof", ...}`, see rlvr/graders/proof/check.py).
 Replies: `{"ok": true, ...}` or `{"ok": false, "error": "...", "kind": "memory" | "recursion" | "exception"}`.
 """
 
@@ -53,10 +54,14 @@ class WorkerProtocolError(WorkerCrash):
 
 class SympyWorker:
     """Client side: one child process, restarted after a timeout, crash or protocol violation.
-    Thread-safe (one request at a time). `command` replaces the child's command line (tests only)."""
+    Thread-safe (one request at a time). `handlers` adds ops, {op: "module:function"} (the function
+    takes the request and returns the reply's fields); the child imports them, so the family that owns
+    an op names it and this module depends on no other family. `command` replaces the child's command
+    line (tests only)."""
 
-    def __init__(self, command: list[str] | None = None) -> None:
-        self._command = command or [sys.executable, "-m", "rlvr.graders.math.worker"]
+    def __init__(self, command: list[str] | None = None, handlers: dict[str, str] | None = None) -> None:
+        ops = [f"{op}={target}" for op, target in sorted((handlers or {}).items())]
+        self._command = command or [sys.executable, "-m", "rlvr.graders.math.worker", *ops]
         self._process: subprocess.Popen[bytes] | None = None
         self._replies: int | None = None
         self._buffer = b""
@@ -179,8 +184,13 @@ class SympyWorker:
 # ---------------------------------------------------------------- child side
 
 
+_HANDLERS: dict[str, Any] = {}  # op -> function, the ops the client added (`SympyWorker(handlers=)`)
+
+
 def _handle(request: dict[str, Any]) -> dict[str, Any]:
     op = request.get("op")
+    if isinstance(op, str) and op in _HANDLERS:
+        return {"ok": True, **_HANDLERS[op](request)}
     if op == "equiv":
         from rlvr.graders.math.equiv import equivalent
         from rlvr.specs.math_settings import MathSettings
@@ -201,10 +211,6 @@ def _handle(request: dict[str, Any]) -> dict[str, Any]:
     if op == "rg_score":
         score = _reasoning_gym_score(request["spec"], str(request["candidate"]))
         return {"ok": True, "equal": score >= 1.0, "score": score, "how": "reasoning-gym score_answer"}
-    if op == "proof":
-        from rlvr.graders.proof.check import check_proof_request
-
-        return {"ok": True, **check_proof_request(request)}
     return {"ok": False, "error": f"unknown op {op!r}", "kind": "request"}
 
 
@@ -252,7 +258,16 @@ def _silence_standard_streams() -> None:
     sys.stderr = sys.stdout
 
 
-def serve(reply_fd: int) -> None:
+def _load_handlers(specs: list[str]) -> None:
+    import importlib
+
+    for spec in specs:
+        op, _, target = spec.partition("=")
+        module_name, _, function = target.partition(":")
+        _HANDLERS[op] = getattr(importlib.import_module(module_name), function)
+
+
+def serve(reply_fd: int, handlers: list[str] | None = None) -> None:
     import logging
     import resource
 
@@ -262,6 +277,8 @@ def serve(reply_fd: int) -> None:
     _silence_standard_streams()
     token = sys.stdin.readline().strip()
     import rlvr.graders.math.equiv  # noqa: F401  (warm: sympy + math-verify imported before "ready")
+
+    _load_handlers(handlers or [])
 
     _send(reply_fd, token, 0, {"ready": True})
     for line in sys.stdin:
@@ -280,4 +297,4 @@ def serve(reply_fd: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[-1]), sys.argv[1:-1])  # [op=module:function ...] reply_fd

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
@@ -26,6 +28,7 @@ from rlvr.graders.cache import VerdictCache
 from rlvr.graders.compose import normalized_weights
 from rlvr.graders.math.extract import MATH_CHARACTERS
 from rlvr.graders.math.worker import SympyWorker, WorkerCrash, WorkerProtocolError, WorkerTimeout
+from rlvr.graders.options import GraderOptions, no_sandbox
 
 DEFAULT_WEIGHTS = {"outcome": 1.0, "process": 0.0}
 DEFAULT_TIMEOUT = 20.0
@@ -41,15 +44,23 @@ def extract_derivation(completion: str) -> str:
     return blocks[-1] if blocks else completion
 
 
+@dataclass(frozen=True, kw_only=True)
+class ProofOptions(GraderOptions):
+    not_honoured: ClassVar[Mapping[str, str]] = no_sandbox(
+        "a derivation is checked in a killable sympy worker process, never run in a sandbox"
+    )
+
+
 class ProofGrader(Grader):
     family = "proof"
+    options_class = ProofOptions
 
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)
         # the outcome is the gated layer; the process score is a soft component beside it
         self.weights = normalized_weights(self.options.weights, DEFAULT_WEIGHTS, ("outcome",))
         self.timeout = float(self.options.timeout or DEFAULT_TIMEOUT)
-        self._worker = SympyWorker()
+        self._worker = SympyWorker(handlers={"proof": "rlvr.graders.proof.check:check_proof_request"})
         self._cache = VerdictCache()
 
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:

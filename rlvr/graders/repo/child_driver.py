@@ -30,6 +30,7 @@ import types
 import typing
 
 MAX_CAPTURE_CHARS = 20_000
+SCALARS = (type(None), bool, int, float, str)
 MAX_PLAIN_DEPTH = 24
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
@@ -172,27 +173,37 @@ def allow_undocumented_dataclasses():
 
 
 def plain(value, depth=0):
-    """Plain data for a repository value: dataclasses as {"__type__", fields}, enums by name."""
+    """Plain data for a repository value, as `==` sees it (the repository's own tests compare with `==`):
+    named tuples and other tuple/list/dict subclasses as their base container, enums that are ints or
+    strings by value (an `IntEnum` equals its int), other enums by name, dataclasses as {"__type__",
+    fields `==` compares}, other objects as their type name only."""
     if depth > MAX_PLAIN_DEPTH:
         return "<too deep>"
     kind = type(value)
     if value is None or kind in (bool, int, float, str):
         return value
-    if kind in (list, tuple, set, frozenset):
+    if isinstance(value, enum.Enum):
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            return plain(value.value, depth + 1)
+        return kind.__name__ + "." + str(value.name)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (int, float, str)):
+        return (int if isinstance(value, int) else float if isinstance(value, float) else str)(value)
+    if isinstance(value, (list, tuple, set, frozenset)):
         items = [plain(item, depth + 1) for item in value]
-        if kind is list:
+        if isinstance(value, list):
             return items
-        if kind is tuple:
+        if isinstance(value, tuple):
             return tuple(items)
         return sorted(items, key=repr)
-    if kind is dict:
+    if isinstance(value, dict):
         return {plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, enum.Enum):
-        return kind.__name__ + "." + str(value.name)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {"__type__": kind.__name__}
         for item in dataclasses.fields(value):
-            out[item.name] = plain(getattr(value, item.name), depth + 1)
+            if item.compare:
+                out[item.name] = plain(getattr(value, item.name), depth + 1)
         return out
     if isinstance(value, bytes):
         return {"__bytes__": value.hex()}
@@ -214,19 +225,75 @@ def as_is(value, depth=0):
 CONVERT = [plain]  # how outcomes are turned into data: `plain`, or `as_is` while a perf scenario runs
 
 
-def outcome(function, *args, **kwargs):
+def snapshot(args, kwargs):
     try:
-        return {"value": CONVERT[0](function(*args, **kwargs))}
+        return plain([list(args), dict(kwargs)])
+    except BaseException:  # noqa: BLE001 - a hostile argument object
+        return None
+
+
+def outcome(function, args=(), kwargs=None):
+    """{"value": ...} or {"raises": name}, plus {"mutated": arguments after the call} when the call
+    changed its arguments in place (an effect the caller sees, compared like the value)."""
+    kwargs = kwargs or {}
+    if CONVERT[0] is as_is:  # a perf scenario's measured run counts its own work only
+        try:
+            return {"value": function(*args, **kwargs)}
+        except BaseException as exc:  # noqa: BLE001
+            return {"raises": type(exc).__name__}
+    mutable = any(not isinstance(a, SCALARS) for a in args) or any(
+        not isinstance(v, SCALARS) for v in kwargs.values()
+    )
+    before = snapshot(args, kwargs) if mutable else None
+    result: dict[str, typing.Any]
+    try:
+        result = {"value": CONVERT[0](function(*args, **kwargs))}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
-        return {"raises": type(exc).__name__}
+        result = {"raises": type(exc).__name__}
+    if mutable:  # scalars cannot be changed in place
+        after = snapshot(args, kwargs)
+        if after != before:
+            result["mutated"] = after
+    return result
+
+
+def resolves(target):
+    """None if `target` names an attribute of an importable module, else why not."""
+    module_name, _, attribute = str(target).partition(":")
+    try:
+        value = __import__(module_name, fromlist=["_"])
+    except BaseException as exc:  # noqa: BLE001
+        return f"module {module_name} does not import ({type(exc).__name__}: {str(exc)[:200]})"
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            return f"{module_name} has no attribute {attribute}"
+        value = getattr(value, part)
+    return None
+
+
+def copy_args(value):
+    """A fresh copy of a scenario's JSON arguments, so a call that mutates them cannot change the next
+    (not while a perf scenario is measured: it runs once, and the copy is not its work)."""
+    if CONVERT[0] is as_is:
+        return value
+    if isinstance(value, list):
+        return [copy_args(item) for item in value]
+    if isinstance(value, dict):
+        return {key: copy_args(item) for key, item in value.items()}
+    return value
 
 
 def run_scenario(scenario):
     kind = scenario.get("kind")
     if kind == "call":
         return outcome(
-            lambda: resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))
+            lambda *a, **k: resolve(scenario["target"])(*a, **k),
+            copy_args(scenario.get("args", [])),
+            copy_args(scenario.get("kwargs", {})),
         )
+    if kind == "absent":
+        # an API-surface constraint: the name must not resolve (removed, renamed without an alias)
+        return {"present": resolves(scenario["target"]) is None}
     if kind == "object":
         try:
             instance = resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))
@@ -234,7 +301,7 @@ def run_scenario(scenario):
             return {"init": {"raises": type(exc).__name__}}
         steps = []
         for method, args in scenario.get("steps", []):
-            steps.append(outcome(lambda m=method, a=args: getattr(instance, m)(*a)))
+            steps.append(outcome(lambda *a, m=method: getattr(instance, m)(*a), copy_args(args)))
         return {"steps": steps}
     if kind == "cli":
         return run_cli(scenario)
@@ -242,18 +309,26 @@ def run_scenario(scenario):
         connection = sqlite3.connect(":memory:")
         for statement in scenario.get("seed_sql", []):
             connection.execute(statement)
-        migrated = outcome(lambda: resolve(scenario["target"])(connection, *scenario.get("args", [])))
+        # `repeat` 2: the migration runs twice on the same database (a migration must be idempotent)
+        repeat = max(1, min(int(scenario.get("repeat", 1)), 3))
+        calls = [
+            outcome(lambda: resolve(scenario["target"])(connection, *copy_args(scenario.get("args", []))))
+            for _ in range(repeat)
+        ]
         rows = []
         for query in scenario.get("queries", []):
             rows.append(outcome(lambda q=query: [list(row) for row in connection.execute(q).fetchall()]))
-        return {"call": migrated, "rows": rows}
+        if repeat > 1:
+            return {"call": calls[0], "again": calls[1:], "rows": rows}
+        return {"call": calls[0], "rows": rows}
     raise ValueError("unknown scenario kind")
 
 
 def run_cli(scenario):
     captured = Capture()
-    saved = sys.stdout
+    saved, saved_error = sys.stdout, sys.stderr
     sys.stdout = captured
+    sys.stderr = Capture()  # usage lines and argparse errors: kept from the file, never compared
     try:
         status = resolve(scenario["target"])(list(scenario.get("argv", [])))
         status = status if isinstance(status, int) else 0
@@ -262,16 +337,31 @@ def run_cli(scenario):
     except BaseException as exc:  # noqa: BLE001
         status = "raises " + type(exc).__name__
     finally:
-        sys.stdout = saved
+        sys.stdout, sys.stderr = saved, saved_error
     return {"stdout": captured.getvalue(), "exit": status}
+
+
+def _may_select(path, selector):
+    """Whether some test of file `path` may match `selector` (a file, a directory or a test id)."""
+    if not selector:
+        return True
+    where = selector.split("::", 1)[0].rstrip("/")
+    return path == where or path.startswith(where + "/")
+
+
+def _selects(selector, path, case_name):
+    if "::" not in selector:
+        return _may_select(path, selector)
+    node = path + "::" + case_name
+    return node == selector or node.startswith(selector + "::")
 
 
 def run_tests(arg):
     importer = STATE["importer"]
-    wanted = arg.get("paths") or None
+    selector = arg.get("selector") or ""
     lines, passed, failed = [], 0, 0
     for path in sorted(importer.files):
-        if not TEST_FILE.search(path) or (wanted and path not in wanted):
+        if not TEST_FILE.search(path) or not _may_select(path, selector):
             continue
         module_name = path[:-3].replace("/", ".")
         if module_name not in importer.modules:
@@ -296,6 +386,8 @@ def run_tests(arg):
                     failed += 1
                     lines.append(f"{path}::{name} ERROR: {type(exc).__name__}")
             for case_name, case in cases:
+                if not _selects(selector, path, case_name):
+                    continue
                 try:
                     case()
                     passed += 1
@@ -304,6 +396,19 @@ def run_tests(arg):
                     failed += 1
                     lines.append(f"{path}::{case_name} FAILED: {type(exc).__name__}: {str(exc)[:400]}")
     return {"passed": passed, "failed": failed, "lines": lines}
+
+
+def run_imports():
+    """[module, error] for every module of the repository (tests aside) that does not import."""
+    failures = []
+    for name, (path, _) in sorted(STATE["importer"].modules.items()):
+        if path is None or TEST_FILE.search(path) or path.startswith("tests/"):
+            continue
+        try:
+            __import__(name, fromlist=["_"])
+        except BaseException as exc:  # noqa: BLE001
+            failures.append([name, f"{type(exc).__name__}: {str(exc)[:200]}"])
+    return failures
 
 
 def run_python(arg):
@@ -353,7 +458,12 @@ def repo_driver(op, arg):
         return None
     if op == "collect":
         return plain(STATE.pop("measured", None))
-    STATE["importer"].forget()
+    # Derived checks (calls the grader makes up around the listed ones) share one fresh import of the
+    # repository, the first of them starting afresh; every other operation starts from a fresh import.
+    shared = op == "scenario" and isinstance(arg, dict) and bool(arg.get("derived"))
+    if not (shared and STATE.get("shared")):
+        STATE["importer"].forget()
+    STATE["shared"] = shared
     if op == "prepare":
         resolve(arg["target"])
         return None
@@ -365,4 +475,8 @@ def repo_driver(op, arg):
         return run_python(arg)
     if op == "search":
         return run_search(arg)
+    if op == "resolve":
+        return [resolves(target) for target in arg]
+    if op == "imports":
+        return run_imports()
     raise ValueError("unknown operation")

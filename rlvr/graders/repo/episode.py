@@ -13,6 +13,7 @@ budget runs out the episode ends and the current state is graded, flagged `budge
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable
@@ -105,7 +106,13 @@ class RepoEpisode:
                 {"error": "no tool call found: call `submit` to finish, or another tool"}
             )
         else:
-            results = [self._call(call) for call in turn.calls]
+            results = []
+            for call in turn.calls:
+                results.append(self._call(call))
+                # budgets are spent per call: a turn of many sandboxed calls stops at the one that
+                # runs out, its later calls are answered with an error, never run
+                if not self.done and self.tool_seconds >= self.budgets.tool_seconds:
+                    self._check_budgets()
             observation = json.dumps(results)
         if not self.done:
             self._check_budgets()
@@ -132,12 +139,16 @@ class RepoEpisode:
     def _call(self, call: ToolCall) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "tool", "tool_call_id": call.id, "name": call.name}
         if self.done:
-            return message | {"content": "error: the episode ended (submitted) before this call"}
+            why = f"its {self.exhausted} budget ran out" if self.exhausted else "submitted"
+            return message | {"content": f"error: the episode ended ({why}) before this call"}
         handler = getattr(self, "tool_" + call.name, None) if call.name in TOOL_NAMES else None
         if handler is None:
             return message | {
                 "content": f"error: unknown tool {call.name[:60]!r}; tools: {', '.join(TOOL_NAMES)}"
             }
+        unknown = sorted(set(call.arguments) - set(TOOL_ARGUMENTS[call.name]))
+        if unknown:
+            return message | {"content": _unknown_arguments(call.name, unknown)}
         try:
             content = handler(call.arguments)
         except (WorkspaceError, PatchError) as exc:
@@ -157,10 +168,10 @@ class RepoEpisode:
     def tool_read_file(self, arguments: dict[str, Any]) -> str:
         text = self.workspace.read(arguments.get("path"))
         lines = text.splitlines()
-        start = max(1, _integer(arguments, "start_line", 1))
-        end = min(len(lines), _integer(arguments, "end_line", len(lines)))
+        start = max(1, _integer(arguments, "start", 1))
+        end = min(len(lines), _integer(arguments, "end", len(lines)))
         if start > max(1, len(lines)):
-            raise WorkspaceError(f"start_line {start} is past the end ({len(lines)} lines)")
+            raise WorkspaceError(f"start {start} is past the end ({len(lines)} lines)")
         return "\n".join(f"{n:>4}| {lines[n - 1]}" for n in range(start, end + 1))
 
     def tool_search(self, arguments: dict[str, Any]) -> str:
@@ -239,11 +250,13 @@ class RepoEpisode:
     def tool_run_tests(self, arguments: dict[str, Any]) -> str:
         if self.test_runs >= self.budgets.max_test_runs:
             raise WorkspaceError(f"run_tests budget used up ({self.budgets.max_test_runs} runs)")
-        paths = arguments.get("paths")
-        if paths is not None and (not isinstance(paths, list) or not all(isinstance(p, str) for p in paths)):
-            raise WorkspaceError("`paths` must be a list of test file paths")
+        selector = arguments.get("selector")
+        if selector is not None and (not isinstance(selector, str) or not 0 < len(selector) <= 500):
+            raise WorkspaceError(
+                "`selector` must be a test file, a directory or a test id such as tests/test_x.py::test_y"
+            )
         self.test_runs += 1
-        result = self._sandboxed("tests", {"paths": paths})
+        result = self._sandboxed("tests", {"selector": selector})
         if isinstance(result, str):
             return result
         if not _has_fields(result, {"passed": int, "failed": int, "lines": list}) or not all(
@@ -278,6 +291,23 @@ def _malformed(tool: str) -> str:
     return f"error: {tool} returned malformed output (the repository's code changed what the tool reports)"
 
 
+def _unknown_arguments(tool: str, unknown: list[str]) -> str:
+    accepted = TOOL_ARGUMENTS[tool]
+    hints = [
+        f"{name!r} (did you mean {close[0]!r}?)" if (close := _close(name, accepted)) else repr(name)
+        for name in unknown
+    ]
+    takes = f"takes {', '.join(accepted)}" if accepted else "takes no arguments"
+    return f"error: {tool} {takes}; unknown argument {', '.join(h[:80] for h in hints)}"
+
+
+def _close(name: str, accepted: tuple[str, ...]) -> list[str]:
+    for prefix, meant in (("start", "start"), ("end", "end")):
+        if name.startswith(prefix) and meant in accepted:  # start_line, end_line
+            return [meant]
+    return difflib.get_close_matches(name, accepted, n=1, cutoff=0.5)
+
+
 def _has_fields(result: Any, fields: dict[str, type]) -> bool:
     return isinstance(result, dict) and all(type(result.get(name)) is kind for name, kind in fields.items())
 
@@ -297,7 +327,11 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     {"name": "list_files", "parameters": {"path": "directory prefix (optional)"}},
     {
         "name": "read_file",
-        "parameters": {"path": "file", "start_line": "int (optional)", "end_line": "int (optional)"},
+        "parameters": {
+            "path": "file",
+            "start": "first line, from 1 (optional)",
+            "end": "last line, inclusive (optional)",
+        },
     },
     {
         "name": "search",
@@ -310,10 +344,15 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     },
     {"name": "apply_patch", "parameters": {"patch": "unified diff (--- a/path, +++ b/path, @@ hunks)"}},
     {"name": "delete_file", "parameters": {"path": "file"}},
-    {"name": "run_tests", "parameters": {"paths": "list of test files (optional)"}},
+    {
+        "name": "run_tests",
+        "parameters": {"selector": "a test file, directory or id like tests/test_x.py::test_y (optional)"},
+    },
     {
         "name": "run_python",
         "parameters": {"code": "a snippet; the repository is importable, stdout is returned"},
     },
     {"name": "submit", "parameters": {}},
 ]
+# The arguments each tool takes: anything else is an error observation naming these.
+TOOL_ARGUMENTS: dict[str, tuple[str, ...]] = {t["name"]: tuple(t["parameters"]) for t in TOOL_SCHEMAS}

@@ -29,17 +29,27 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from rlvr.core.flags import denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.graders.code.evasions import type_check_evasions
 from rlvr.graders.code.perf import ops_score
 from rlvr.graders.code.syntax import analyze
 from rlvr.graders.compose import gated_reward, normalized_weights
+from rlvr.graders.repo.checks import (
+    TaskChecks,
+    added_names,
+    agrees,
+    derived_checks,
+    is_test_path,
+    progress,
+    visible_words,
+)
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
-from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker, is_builtins_override
+from rlvr.graders.repo.type_rules import charged_report, introduced_evasions, reference_kinds
+from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool
 from rlvr.specs.repo_domains import domain_scenarios
@@ -54,6 +64,19 @@ REPO_WEIGHTS: dict[str, float] = {
 REPO_GATES: tuple[str, ...] = ("patch", "syntax", "types", "behaviour")
 DEFAULT_TIMEOUT = 10.0
 MAX_FEEDBACK_ITEMS = 3
+
+
+def repo_reward(scores: dict[str, float], weights: dict[str, float]) -> tuple[float, list[str]]:
+    """(reward, failed gates): the gated composition, and while the behaviour gate fails the reward is
+    scaled by the behaviour score (progress on the checks the base state fails, times the share of the
+    others still passed), so a no-op earns nothing for the many checks it already passes and a state
+    that fails hidden checks scores below the same state passing them."""
+    reward, failed = gated_reward(scores, weights, REPO_GATES)
+    if all(scores.get(name, 0.0) >= 1.0 for name, weight in weights.items() if weight > 0):
+        return 1.0, failed  # every component full: exactly 1.0, not a rounded sum of weights
+    if "behaviour" in failed:
+        reward *= min(1.0, max(0.0, float(scores.get("behaviour", 0.0))))
+    return reward, failed
 
 
 class ReferenceFault(RuntimeError):
@@ -73,9 +96,22 @@ def _refused(value: Any, depth: int = 0) -> bool:
     return False
 
 
+def _visible_for(scenario: dict[str, Any], visible: frozenset[str]) -> frozenset[str]:
+    """Derived domain checks compare exceptions as raised or not (their inputs are ours, not the
+    task's: which exception the reference raises there was never shown)."""
+    return frozenset() if scenario.get("derived") in ("call-domain", "cli-domain") else visible
+
+
+def _check_label(scenario: dict[str, Any]) -> str:
+    derived = scenario.get("derived")
+    if derived == "api-surface":
+        return f"{scenario.get('target')} must no longer exist"
+    label = f"{scenario.get('kind')} {scenario.get('target')}"
+    return f"{label}, {derived}" if derived else label
+
+
 def _is_test(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return path.startswith("tests/") or name == "conftest.py" or name.startswith("test_")
+    return is_test_path(path)
 
 
 def protected_patterns(task: Task) -> tuple[str, ...]:
@@ -150,7 +186,8 @@ class RepoGrader(Grader):
         self._sandbox: WorkerPool | None = None
         self._owns_sandbox = False
         self._types: RepoTypeChecker | None = None
-        self._reference: dict[str, list[Any]] = {}
+        self._reference: dict[str, TaskChecks] = {}
+        self._allowed_kinds: dict[str, frozenset[str]] = {}
         self._reference_perf: dict[str, list[PerfMeasure]] = {}
         self._lock = threading.Lock()
         self._types_pool: ThreadPoolExecutor | None = None
@@ -191,25 +228,70 @@ class RepoGrader(Grader):
         return run_ops(self.sandbox, files, ops, timeout or self.timeout)
 
     def scenarios(self, task: Task) -> list[dict[str, Any]]:
-        """The task's hidden scenarios: its listed ones, then those hypothesis generates from its
-        declared input domains (deterministic; computed here, in the trusted process)."""
-        return list(task.hidden.get("scenarios") or []) + domain_scenarios(
+        """The task's hidden scenarios: its listed ones, those hypothesis generates from its declared
+        input domains, then the checks derived from both and from the task's states (see checks.py);
+        deterministic, computed here in the trusted process."""
+        listed = list(task.hidden.get("scenarios") or []) + domain_scenarios(
             list(task.hidden.get("domains") or [])
         )
+        return listed + derived_checks(listed, task.hidden["base"], task.hidden["reference"])
 
-    def reference_outcomes(self, task: Task) -> list[Any]:
+    def checks(self, task: Task) -> TaskChecks:
+        """The task's hidden checks with the reference's outcomes and those the base state fails, run
+        once per task (reference and base in two sandbox children at the same time). A derived check the
+        reference itself does not finish is dropped; a listed one is a fault of the task."""
         cached = self._reference.get(task.id)
         if cached is not None:
             return cached
         scenarios = self.scenarios(task)
-        result = self.run(task.hidden["reference"], [("scenario", s) for s in scenarios])
-        values = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
-        if result.status != "ok" or any(v is None for v in values):
+        ops = [("scenario", s) for s in scenarios]
+        reference, base = self.sandbox.run_many(
+            [
+                ops_job(task.hidden["reference"], ops, self.timeout),
+                ops_job(task.hidden["base"], ops + [("tests", {"paths": None})], self.timeout),
+            ]
+        )
+        values = [o.value if o is not None and o.ok else None for o in reference.outcomes[1:]]
+        values += [None] * (len(scenarios) - len(values))
+        listed = [i for i, s in enumerate(scenarios) if "derived" not in s]
+        if (
+            reference.status != "ok"
+            and reference.status != "timeout"
+            or any(values[i] is None for i in listed)
+        ):
             raise ReferenceFault(
-                f"reference state of {task.id} failed its scenarios: {result.status} {result.detail}"
+                f"reference state of {task.id} failed its scenarios: {reference.status} {reference.detail}"
             )
-        self._reference[task.id] = values
-        return values
+        kept = [i for i, value in enumerate(values) if value is not None]
+        base_values = [o.value if o is not None and o.ok else None for o in base.outcomes[1:]]
+        base_values += [None] * (len(scenarios) + 1 - len(base_values))
+        visible = visible_words(task.prompt, task.hidden["base"])
+        chosen = [scenarios[i] for i in kept]
+        discriminating = frozenset(
+            position
+            for position, i in enumerate(kept)
+            if not agrees(values[i], base_values[i], _visible_for(scenarios[i], visible))
+        )
+        tests = base_values[len(scenarios)]
+        base_visible = (
+            tests.get("failed") == 0
+            if isinstance(tests, dict) and (tests.get("passed") or tests.get("failed"))
+            else None
+        )
+        checks = TaskChecks(
+            chosen,
+            [values[i] for i in kept],
+            discriminating,
+            base_visible,
+            visible,
+            frozenset(reference.denied) | frozenset(base.denied),
+        )
+        self._reference[task.id] = checks
+        return checks
+
+    def reference_outcomes(self, task: Task) -> list[Any]:
+        """The reference's outcome of every hidden check (`checks(task).scenarios`), in order."""
+        return self.checks(task).expected
 
     def reference_perf(self, task: Task) -> list[PerfMeasure]:
         """The task's perf scenarios measured on the reference state (once per task)."""
@@ -277,22 +359,25 @@ class RepoGrader(Grader):
                 flags=["protected_path_edit"]
                 + (["test_tamper"] if any(_is_test(p) for p in protected) else []),
             )
-        components["patch"] = Component(1.0, 1.0, f"{len(changed)} file(s) changed")
+        extra = added_names(base, task.hidden["reference"], files, changed)
+        components["patch"] = Component(
+            1.0,
+            1.0,
+            f"{len(changed)} file(s) changed"
+            + (f"; adds names the reference does not have: {', '.join(extra[:5])}" if extra else ""),
+        )
 
         started = time.perf_counter()
         syntax_problems = []
-        evasions = 0
         for path in changed:
             if path.endswith(".py") and path in files:
                 report = analyze(files[path])
                 if not report.ok:
                     syntax_problems.append(f"{path}:{report.line or '?'}: {report.message}")
-                else:
-                    evasions += len(type_check_evasions(files[path])) + int(is_builtins_override(path))
         timings["syntax"] = time.perf_counter() - started
         if syntax_problems:
             components["syntax"] = Component(0.0, 1.0, "; ".join(syntax_problems[:3]))
-            reward, failed = gated_reward({"patch": 1.0}, self.weights, REPO_GATES)
+            reward, failed = repo_reward({"patch": 1.0}, self.weights)
             return Verdict(
                 task_id=task.id,
                 reward=reward,
@@ -307,7 +392,7 @@ class RepoGrader(Grader):
         # independent: they run at the same time, so a submit costs the slower of the two.
         feedback: list[str] = []
         typing = (
-            self.types_pool.submit(self._type_gate, task, base, files, evasions)
+            self.types_pool.submit(self._type_gate, task, base, files, changed)
             if self.options.types
             else None
         )
@@ -325,7 +410,8 @@ class RepoGrader(Grader):
             components["types"] = component
             flags += type_flags
             feedback += type_feedback
-        result, expected, scenarios, timings["behaviour"] = behaviour
+        result, checks, timings["behaviour"] = behaviour
+        expected, scenarios = checks.expected, checks.scenarios
         if result.sandbox_error or result.status == "load_error":
             return Verdict.failure(
                 task.id, f"sandbox failed: {result.detail or result.status}", fault="sandbox"
@@ -333,19 +419,32 @@ class RepoGrader(Grader):
         flags += result.flags
         if result.status != "ok":
             flags.append(f"{result.status}:behaviour")
-        if any(o is not None and o.ok and _refused(o.value) for o in result.outcomes[1:]):
+        # an operation the reference or the base state is refused too (on these checks, or in the visible
+        # tests) is the task's doing, not the candidate's
+        denied = [
+            op
+            for op in dict.fromkeys(list(result.denied) + (list(perf_result.denied) if perf_result else []))
+            if op not in checks.reference_denied
+        ]
+        flags += [denied_flag(op) for op in denied]
+        if not denied and any(o is not None and o.ok and _refused(o.value) for o in result.outcomes[1:]):
             flags.append("sandbox:denied")
-        matched = 0
+        if denied:  # what was refused, by operation name only (nothing hidden)
+            feedback.insert(0, denial_feedback(denied))
+        matches: list[bool] = []
         for index, (scenario, want) in enumerate(zip(scenarios, expected, strict=True)):
-            outcome = result.outcomes[index + 1]
-            if outcome is not None and outcome.ok and same_value(want, outcome.value):
-                matched += 1
-            elif len(feedback) < MAX_FEEDBACK_ITEMS:
-                feedback.append(
-                    f"hidden check {index + 1} ({scenario.get('kind')} {scenario.get('target')}) differs"
-                )
+            outcome = result.outcomes[index + 1] if index + 1 < len(result.outcomes) else None
+            got = outcome.value if outcome is not None and outcome.ok else None
+            matches.append(agrees(want, got, _visible_for(scenario, checks.visible)))
+            if not matches[-1] and len(feedback) < MAX_FEEDBACK_ITEMS:
+                feedback.append(f"hidden check {index + 1} ({_check_label(scenario)}) differs")
+        share, kept = progress(checks, matches)
+        fraction = share * kept
         components["behaviour"] = Component(
-            matched / len(scenarios) if scenarios else 0.0, 1.0, f"{matched}/{len(scenarios)}"
+            fraction if matches else 0.0,
+            1.0,
+            f"{sum(matches)}/{len(matches)}; {sum(matches[i] for i in checks.discriminating)}/"
+            f"{len(checks.discriminating)} of those the base state fails",
         )
         weights = self.weights_without_perf
         if perf_result is None:
@@ -362,11 +461,14 @@ class RepoGrader(Grader):
             if component.fraction < 1.0 and len(feedback) < MAX_FEEDBACK_ITEMS:
                 feedback.append(f"slower than the reference ({component.detail})")
         scores = {name: c.fraction for name, c in components.items()}
-        reward, failed = gated_reward(scores, weights, REPO_GATES)
+        reward, failed = repo_reward(scores, weights)
         tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
         visible_passed = None
         if tests is not None and tests.ok and isinstance(tests.value, dict) and tests.value.get("passed", 0):
             visible_passed = tests.value.get("failed") == 0
+        if visible_passed and "behaviour" in failed and checks.base_visible_passed is False and changed:
+            # the edit made the visible tests pass and still fails hidden checks: fitted to what it saw
+            flags.append("special_cases_visible")
         return Verdict(
             task_id=task.id,
             reward=reward,
@@ -380,9 +482,10 @@ class RepoGrader(Grader):
         )
 
     def _type_gate(
-        self, task: Task, base: dict[str, str], files: dict[str, str], evasions: int
+        self, task: Task, base: dict[str, str], files: dict[str, str], changed: list[str]
     ) -> tuple[Component, list[str], list[str], str | None, float]:
-        """(types component, flags, feedback, grader fault or None, seconds) of whole-repo pyright."""
+        """(types component, flags, feedback, grader fault or None, seconds) of whole-repo pyright and
+        the evasions the changed files add, charged by the rules of `type_rules`."""
         started = time.perf_counter()
         base_report = self.type_checker.check(base)
         if base_report.failure is not None:
@@ -398,33 +501,39 @@ class RepoGrader(Grader):
             return component, [f"{report.failure}:types"], [], None, seconds
         if report.failure is not None:
             return Component(0.0, 1.0), [], [], f"pyright failed: {report.failure}", seconds
-        introduced = report.count_introduced_over(base_report) + evasions
-        detail = "; ".join(report.introduced_over(base_report)[:MAX_FEEDBACK_ITEMS])
+        allowed = self._allowed_kinds.get(task.id)
+        if allowed is None:
+            allowed = self._allowed_kinds[task.id] = reference_kinds(task.hidden["reference"])
+        evasions = introduced_evasions(base, files, allowed, changed)
+        charged, base_charged = charged_report(report, files), charged_report(base_report, base)
+        named = charged.introduced_over(base_charged) + [str(e) for e in evasions]
+        introduced = charged.count_introduced_over(base_charged) + len(evasions)
+        detail = "; ".join(named[:MAX_FEEDBACK_ITEMS])
         feedback = [f"{introduced} type error(s) introduced: {detail}"] if introduced else []
         return Component(1.0 / (1.0 + introduced), 1.0, detail), [], feedback, None, seconds
 
     def _behaviour(
         self, task: Task, files: dict[str, str]
-    ) -> tuple[tuple[ExecResult, list[Any], list[dict[str, Any]], float], ExecResult | None]:
+    ) -> tuple[tuple[ExecResult, TaskChecks, float], ExecResult | None]:
         """The hidden scenarios (then the visible tests) run on `files` in one sandbox child; the
         perf scenarios, if any, in another (traced) child at the same time."""
         started = time.perf_counter()
-        expected = self.reference_outcomes(task)
-        scenarios = self.scenarios(task)
+        checks = self.checks(task)
+        scenarios = checks.scenarios
         perf = list(task.hidden.get("perf") or [])
         if perf:
             self.reference_perf(task)
         # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
         # the hacking gap) but never rewarded — they share a process with the candidate's code.
         job = ops_job(
-            files, [("scenario", s) for s in scenarios] + [("tests", {"paths": None})], self.timeout
+            files, [("scenario", s) for s in scenarios] + [("tests", {"selector": None})], self.timeout
         )
         if not perf:
             result, perf_result = self.sandbox.run(job), None
         else:
             traced = ops_job(files, perf_ops(perf), self.timeout, trace=True)
             result, perf_result = self.sandbox.run_many([job, traced])
-        return (result, expected, scenarios, time.perf_counter() - started), perf_result
+        return (result, checks, time.perf_counter() - started), perf_result
 
     def close(self) -> None:
         with self._lock:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlvr.core.codec import json_problem
+from rlvr.core.jsonl import json_lines
 from rlvr.core.types import Component, Verdict
 from rlvr.graders.repo.patch import PatchError, apply_completion, parse_file_blocks, parse_unified_diff
 from rlvr.graders.repo.workspace import Workspace, WorkspaceError
@@ -157,44 +157,37 @@ def read_instances(
     object, lacks a field, repeats an earlier instance_id, or its `repo` is not a directory."""
     found: dict[str, tuple[int, SweInstance]] = {}
     problems: list[tuple[int, str, str | None]] = []
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            named: str | None = None
-            try:
-                line = json.loads(raw)
-            except (ValueError, RecursionError) as exc:  # also: nested too deeply, an int too long
-                problems.append((number, f"not valid JSON ({json_problem(exc)})", None))
-                continue
-            try:
-                if not isinstance(line, dict):
-                    raise InstanceError("expected a JSON object")
-                named = line["instance_id"] if isinstance(line.get("instance_id"), str) else None
-                instance = instance_from_json(line, path.parent)
-            except InstanceError as exc:
-                problems.append((number, str(exc), named))
-                continue
-            if instance.instance_id in found:
-                first = found[instance.instance_id][0]
-                problems.append((number, f"instance_id {instance.instance_id!r} repeats line {first}", None))
-            elif not _is_directory(instance.repo_dir):
-                problems.append((number, f"repo {instance.repo_dir} is not a directory", named))
-            else:
-                found[instance.instance_id] = (number, instance)
+    for entry in json_lines(path):
+        number, line, named = entry.number, entry.value, None
+        if entry.problem:
+            problems.append((number, entry.problem.message, None))
+            continue
+        try:
+            named = line["instance_id"] if isinstance(line.get("instance_id"), str) else None
+            instance = instance_from_json(line, path.parent)
+        except InstanceError as exc:
+            problems.append((number, str(exc), named))
+            continue
+        if instance.instance_id in found:
+            first = found[instance.instance_id][0]
+            problems.append((number, f"instance_id {instance.instance_id!r} repeats line {first}", None))
+        elif not _is_directory(instance.repo_dir):
+            problems.append((number, f"repo {instance.repo_dir} is not a directory", named))
+        else:
+            found[instance.instance_id] = (number, instance)
     return found, problems
 
 
 def load_instances(path: Path) -> list[SweInstance]:
     """The instances of a JSONL file; InstanceError names the line of the first malformed one."""
     instances = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if raw.strip():
-            try:
-                instances.append(instance_from_json(json.loads(raw), path.parent))
-            except (ValueError, RecursionError) as exc:  # InstanceError, bad JSON, too deep, int too long
-                problem = str(exc) if isinstance(exc, InstanceError) else json_problem(exc)
-                raise InstanceError(f"{path}:{number}: {problem}") from None
+    for entry in json_lines(path):
+        if entry.problem:
+            raise InstanceError(f"{path}:{entry.number}: {entry.problem.message}")
+        try:
+            instances.append(instance_from_json(entry.value, path.parent))
+        except InstanceError as exc:
+            raise InstanceError(f"{path}:{entry.number}: {exc}") from None
     return instances
 
 

@@ -42,12 +42,17 @@ from rlvr.graders.repo.types_server import CONFIG_NAME, RepoDiagnostic, RepoServ
 
 WORKDIR_PREFIX = "rlvr-repo-types-"
 NO_STUBS = "no-stubs"
+# Directories pyright's CLI never reports on, whatever `include`/`exclude` say (the language server
+# checks an open file anywhere), while the sandbox imports `pkg/node_modules/x.py` like any module.
+UNCHECKED_DIRECTORIES = ("node_modules", "__pycache__")
 # Checked after a candidate state fails: if this fails too, pyright (or the machine) is at fault.
 CANARY_STATE = {"canary.py": "def canary(x: int) -> int:\n    return x + 1\n"}
 # Candidate-attributed failures (scored failures with a flag, never grading errors): pyright could not
 # finish the state, or the state has a path no checker workspace can hold (`unrepresentable`: a name
 # longer than the file system allows, or a directory where the checker's own pyrightconfig.json is).
-CANDIDATE_FAILURES = ("timeout", "crash", "unrepresentable")
+# `unchecked_path`: a Python file in a directory pyright does not check (UNCHECKED_DIRECTORIES), refused
+# by both engines alike so the engine chosen never decides whether such code is type-checked.
+CANDIDATE_FAILURES = ("timeout", "crash", "unrepresentable", "unchecked_path")
 MAX_NAME_BYTES = 255
 
 
@@ -75,6 +80,7 @@ class RepoTypeReport:
 
     errors: Counter[tuple[str, str]] = field(default_factory=Counter)
     lines: dict[tuple[str, str], int] = field(default_factory=dict)
+    where: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # every line of each error
     failure: str | None = None
 
     def introduced_over(self, base: RepoTypeReport) -> list[str]:
@@ -144,6 +150,8 @@ class RepoTypeChecker:
                 return RepoTypeReport(failure=f"path escapes the repository: {path}")
         if any(unrepresentable(path) for path in sources):
             return RepoTypeReport(failure="unrepresentable")
+        if any(part in UNCHECKED_DIRECTORIES for path in sources for part in path.split("/")[:-1]):
+            return RepoTypeReport(failure="unchecked_path")
         if self._server is not None:
             outcome = self._server.run(sources)
             if isinstance(outcome, RunFailure):
@@ -210,6 +218,7 @@ def _report(diagnostics: list[RepoDiagnostic]) -> RepoTypeReport:
         key = (path, _first_line(message))
         report.errors[key] += 1
         report.lines.setdefault(key, line)
+        report.where.setdefault(key, []).append(line)
     return report
 
 
@@ -234,6 +243,8 @@ def _parse(stdout: bytes, root: Path, returncode: int) -> RepoTypeReport:
         except ValueError:
             continue
         key = (path, _first_line(str(item.get("message", ""))))
+        line = int(item.get("range", {}).get("start", {}).get("line", 0)) + 1
         report.errors[key] += 1
-        report.lines.setdefault(key, int(item.get("range", {}).get("start", {}).get("line", 0)) + 1)
+        report.lines.setdefault(key, line)
+        report.where.setdefault(key, []).append(line)
     return report

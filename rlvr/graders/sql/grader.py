@@ -25,14 +25,17 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.graders.cache import VerdictCache
+from rlvr.graders.options import GraderOptions, no_sandbox
 from rlvr.graders.sql.execute import (
+    STEP_BUDGET,
     Result,
     SQLRunError,
     build_database,
@@ -131,8 +134,20 @@ def prepare(task: Task) -> PreparedTask:
     return PreparedTask(databases, expected, kind, bool(hidden.get("ordered", False)), checks, writable)
 
 
+@dataclass(frozen=True, kw_only=True)
+class SQLOptions(GraderOptions):
+    """The SQL grader has no settings of its own, and takes none of the shared ones it would ignore."""
+
+    not_honoured: ClassVar[Mapping[str, str]] = {
+        "weights": "its reward is fixed (1.0 when right on every database, else half the fraction right)",
+        "timeout": f"a query is stopped by a deterministic budget of {STEP_BUDGET:,} sqlite steps, not a clock",
+        **no_sandbox("SQL runs in the grader's own sqlite under an authorizer, with no sandbox to configure"),
+    }
+
+
 class SQLGrader(Grader):
     family = "sql"
+    options_class = SQLOptions
 
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)

@@ -9,20 +9,32 @@ reward.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
 from rlvr.graders.base import Grader
 from rlvr.graders.compose import normalized_weights
+from rlvr.graders.options import GraderOptions, no_sandbox
 from rlvr.graders.tool.calls import split_transcript
 from rlvr.graders.tool.episode import DEFAULT_WEIGHTS, ToolEpisode
 
 __all__ = ["ToolGrader", "split_transcript"]
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToolOptions(GraderOptions):
+    not_honoured: ClassVar[Mapping[str, str]] = {
+        "timeout": "an episode is bounded by its turn limit; the simulated tools take no wall-clock time",
+        **no_sandbox("tool calls act on a simulated in-memory world, never run in a sandbox"),
+    }
+
+
 class ToolGrader(Grader):
     family = "tool"
+    options_class = ToolOptions
 
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)

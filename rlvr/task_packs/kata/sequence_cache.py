@@ -5,7 +5,7 @@ which made loading `kata` take ~15 s. The sequences of the default sample are da
 in `class_sequences.json` (plain-data wire format) keyed by task id, with a fingerprint of everything the
 generation reads (reference source, method names, count, steps, seed). A task whose fingerprint does
 not match, or that is not in the file, is generated as before; `tests/test_kata.py` checks that the
-file matches fresh generation. Regenerate with `python -m rlvr.task_packs.kata.write_sequences`.
+file matches fresh generation. Regenerate with `python scripts/write_kata_sequences.py`.
 """
 
 from __future__ import annotations

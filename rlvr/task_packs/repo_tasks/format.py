@@ -13,7 +13,12 @@
 bug was injected) is hidden like the scenarios.
 
 `domains` (optional) declares the inputs of public functions; hypothesis turns each into more hidden
-call scenarios (see `rlvr/specs/repo_domains.py`).
+call scenarios (see `rlvr/specs/repo_domains.py`; the `concat` strategy — a fixed prefix, then a random
+body — is new in issue 31: older readers reject it, every other line reads as before).
+
+The grader derives more hidden checks from these (CLI arity and unknown flags, call arity/None/boundary
+variants, `absent` checks for names the reference removed, migrations twice and past every version; see
+`rlvr/graders/repo/checks.py`); nothing in the format changes for them.
 
 `perf` (optional) lists scenarios (same kinds) run with counted operations on the candidate and on the
 reference state; large inputs are written with `{"$repeat": N, "each": TEMPLATE}` list items (see

@@ -55,7 +55,6 @@ from typing import Any
 from hypothesis import strategies as st
 
 from rlvr.core.codec import CodecError, dumps, loads
-from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
 from rlvr.graders.code.oracle import CodeOracle, Comparator, GeneratedTests
 from rlvr.graders.code.properties.mutation import mutate_inputs, source_constants
@@ -455,7 +454,7 @@ class PropertyTests:
 CACHE_DIR = Path(__file__).parent  # cache_<pack>.jsonl files ship as package data
 
 
-def _to_record(key: str, task_id: str, generated: GeneratedTests | None) -> dict[str, Any]:
+def cache_record(key: str, task_id: str, generated: GeneratedTests | None) -> dict[str, Any]:
     if generated is None:
         return {"key": key, "task_id": task_id, "none": True}
     return {
@@ -476,24 +475,3 @@ def _from_record(record: dict[str, Any], relation: Comparator | None) -> Generat
         tuple(tuple(c) for c in loads(record["perf_calls"])),
         tuple(int(n) for n in record["perf_sizes"]),
     )
-
-
-def write_cache(pack: TaskPack) -> Path:
-    """Generate the tests of every task of a pack and write them as a shipped cache file
-    (`scripts/write_property_cache.py PACK`)."""
-    from rlvr.graders.code.oracle import OracleError
-
-    generator = PropertyTests()
-    lines = []
-    for task in pack.tasks():
-        try:
-            oracle = CodeOracle(task)
-        except OracleError:
-            continue
-        generated = generate_tests(task, oracle, generator.config)
-        lines.append(
-            json.dumps(_to_record(generator.cache_key(task), task.id, generated), separators=(",", ":"))
-        )
-    path = CACHE_DIR / f"cache_{pack.name}.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path

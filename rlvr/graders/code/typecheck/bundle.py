@@ -100,7 +100,14 @@ def node_command(bundle: PyrightBundle, script: Path, *args: str) -> list[str]:
 
 
 def node_env(home: Path, bundle: PyrightBundle) -> dict[str, str]:
+    """pyright's environment. Its temp files (a `pyright-<pid>-*` directory per process, never removed
+    when the process is killed) go under `home`, which its owner removes: none reach the system temp."""
+    temp = home / "tmp"
+    temp.mkdir(exist_ok=True)
     return {
+        "TMPDIR": str(temp),
+        "TMP": str(temp),
+        "TEMP": str(temp),
         # No directory with a python in it: were the empty venv ever missing, pyright would ask the
         # python on PATH for its search paths and see the grader's site-packages.
         "PATH": str(home / "no-python-here"),

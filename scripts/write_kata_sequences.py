@@ -1,4 +1,4 @@
-"""Regenerate the shipped class-kata sequences: `python -m rlvr.task_packs.kata.write_sequences`."""
+"""Regenerate the shipped class-kata sequences: `python scripts/write_kata_sequences.py`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Directory-pack task schemas of the tool, SQL and proof families (`register_family_schema`).
+"""Directory-pack task schemas of the math (its settings), tool, SQL and proof families
+(`register_family_schema`).
 
 Each checker returns (field, message) problems for one tasks.jsonl line, explaining what is wrong; each
-hidden builder keeps everything but the public fields, which becomes the task's hidden spec.
+hidden builder keeps everything but the public fields, which becomes the task's hidden spec. These are
+checks of the format only: proving a line's reference solves its task needs the family's grader
+(`rlvr packs validate` runs those provers, e.g. rlvr/graders/tool/validation.py).
 """
 
 from __future__ import annotations
@@ -172,27 +175,11 @@ def check_tool(line: dict[str, Any]) -> Problems:
                     f"does not show tool(s) {missing}; build it with rlvr.specs.tool_worlds.tool_prompt",
                 )
             )
-    if problems or "reference" not in line:
-        return problems
-    return _replay_reference(line)
-
-
-def _replay_reference(line: dict[str, Any]) -> Problems:
-    """A given reference transcript must reach the goal: proof the task is solvable."""
-    from rlvr.core.types import Task
-    from rlvr.graders.tool.episode import ToolEpisode
-    from rlvr.graders.tool.grader import split_transcript
-
-    reference = line["reference"]
-    if not isinstance(reference, str):
-        return [("reference", "must be a transcript string (assistant turns, one JSON message a line)")]
-    episode = ToolEpisode(Task(id=str(line.get("id")), prompt="", family="tool", hidden=_hidden(line)))
-    for turn in split_transcript(reference):
-        if episode.done:
-            break
-        episode.act(turn)
-    verdict = episode.verdict()
-    return [] if verdict.passed else [("reference", f"does not solve the task: {verdict.feedback}")]
+    if "reference" in line and not isinstance(line["reference"], str):
+        problems.append(
+            ("reference", "must be a transcript string (assistant turns, one JSON message a line)")
+        )
+    return problems
 
 
 register_family_schema("tool", check_tool, _hidden)

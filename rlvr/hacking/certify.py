@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,7 +99,7 @@ def _preview(item: _Item, verdict: Verdict, why: str) -> dict[str, Any]:
     }
 
 
-def _grade(grader: Grader, items: list[_Item], bar: Any, seconds: Counter[str]) -> None:
+def _grade(grader: Grader, items: list[_Item], bar: Any, seconds: defaultdict[str, float]) -> None:
     """Grade in batches of one strategy each, so each strategy's grading time can be reported."""
     by_strategy: dict[str, list[_Item]] = {}
     for item in items:
@@ -160,7 +160,7 @@ def certify_pack(
     own = grader is None
     grader = grader or make_grader(pack, **grader_options)
     show = sys.stderr.isatty() if progress is None else progress
-    seconds: Counter[str] = Counter()
+    seconds: defaultdict[str, float] = defaultdict(float)
     try:
         total = len(items) + len(references)
         with tqdm(

@@ -38,7 +38,7 @@ BUILT_IN = [
 
 def _options(pack_name: str) -> dict[str, Any]:
     pack = load_pack(pack_name)
-    options: dict[str, Any] = {"jobs": 1}
+    options: dict[str, Any] = {"jobs": 1} if pack.family in ("code", "repo") else {}
     if pack.family == "code":  # the limit probes and timeouts spend it; other families keep their own
         options["timeout"] = 2.0
         if getattr(pack, "language", "python") == "python":

@@ -53,9 +53,12 @@ def test_same_inputs_same_receipt_and_changes_show(math_pack: StaticPack) -> Non
     assert {k for k in RECEIPT_KEYS if ra[k] != rc[k]} == {"options"}
 
 
-def test_where_code_runs_is_not_part_of_the_options_digest(math_pack: StaticPack) -> None:
-    with make_grader(math_pack) as a, make_grader(math_pack, jobs=1) as b:
+def test_where_code_runs_is_not_part_of_the_options_digest() -> None:
+    pack = load_pack("tiny-functions")
+    with make_grader(pack, types=False) as a, make_grader(pack, types=False, jobs=1) as b:
         assert a.receipt_book().options == b.receipt_book().options
+    with make_grader(pack, types=True, jobs=1) as c:
+        assert c.receipt_book().options != a.receipt_book().options
 
 
 def test_task_digest_sees_the_hidden_spec() -> None:

@@ -45,12 +45,11 @@ class RegradeError(ValueError):
 @dataclass(frozen=True)
 class Configuration:
     """One way of grading: the stored verdicts (`recorded`), or a grader built from the run's
-    recorded options (or, with `fresh`, the pack's own) with `overrides` on top."""
+    recorded options with `overrides` on top (with `--pack`, from that pack's own options)."""
 
     label: str
     recorded: bool = False
     overrides: dict[str, Any] = field(default_factory=dict)
-    fresh: bool = False
 
 
 def parse_value(text: str) -> Any:
@@ -160,7 +159,7 @@ class _Graders:
 
     def grader(self, name: str, config: Configuration) -> Grader:
         recorded = (self.record.get(name) or {}).get("options") or {}
-        base = {} if (config.fresh or self.pack_override) else _reconstructible(recorded)
+        base = {} if self.pack_override else _reconstructible(recorded)
         try:
             grader = make_grader(self.pack(name), **{**base, **config.overrides})
         except (TypeError, ValueError) as exc:

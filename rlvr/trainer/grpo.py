@@ -38,7 +38,7 @@ from rlvr.trainer import model as models
 from rlvr.trainer.advantages import group_advantages, informative_rows, zero_std_groups
 from rlvr.trainer.agent import Agent, make_agent
 from rlvr.trainer.canaries import CanaryProbe
-from rlvr.trainer.candidates import store_rollout_candidates, write_grading_record
+from rlvr.trainer.candidates import record_grading, store_rollout_candidates
 from rlvr.trainer.checkpoint import RunPaths, find_checkpoint, load_checkpoint_state, save_checkpoint
 from rlvr.trainer.config import ConfigError, TrainConfig
 from rlvr.trainer.curriculum import Curriculum, group_size_for, up_to_difficulty
@@ -351,7 +351,7 @@ def train(
     train_tasks, eval_tasks = task_splits(config, pack)
     levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
     grader = make_run_grader(config, pack)
-    write_grading_record(out_dir, {pack.name: grader.receipt_book().entry(r.pack)})  # `rlvr regrade`
+    record_grading(out_dir, pack.name, r.pack, grader)  # for `rlvr regrade`
     checkpoint = find_checkpoint(paths.checkpoint) if resume else None
     base, tokenizer, sft_info = starting_policy(config, paths.warm_start, pack, grader, log)
     policy, reference, optimizer, scheduler = trainable_policy(config, base, checkpoint)

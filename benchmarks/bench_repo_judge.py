@@ -1,7 +1,7 @@
 """Independent fixes for held-out repo tasks graded through the repo grader: false passes (a wrong fix
 passes) and false failures (a correct or unusual-but-correct fix fails).
 
-The fixes (benchmarks/data/repo_judge_fixes.json) are search/replace edits on each task's base state,
+The fixes (benchmarks/data/repo_judge_fixes.json, or the file --data names) are search/replace edits on each task's base state,
 written from the issue text, the base repository and its visible tests. Run it once per checkout to
 compare revisions (e.g. main's tree exported to a directory, then this one):
 
@@ -42,8 +42,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--label", default="run")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--data", type=Path, default=DATA, help=f"the fixes to grade (default {DATA.name})")
     args = parser.parse_args()
-    fixes = json.loads(DATA.read_text())
+    fixes = json.loads(args.data.read_text())
     pack = load_pack("repo-tasks")
     grader = make_grader(pack, jobs=2)
     assert isinstance(grader, RepoGrader)

@@ -139,3 +139,22 @@ def test_grade_writes_every_line_when_a_completion_holds_an_unpaired_surrogate(t
     )
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [row["line"] for row in lines] == [1, 2] and not lines[0]["passed"] and lines[0]["error"] is None
+
+
+def test_grade_takes_jobs_and_sandbox_for_a_family_that_cannot_honour_them(tmp_path: Path, capsys):
+    """`rlvr grade --jobs N --sandbox docker` is the grade contract for every pack: on a math pack
+    (no candidate code runs in a sandbox) the flags are dropped with a note on stderr, and every line
+    is graded."""
+    from rlvr.cli import main
+    from rlvr.task_packs.registry import load_pack
+
+    task = load_pack("math-procedural").tasks()[0]
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"task_id": task.id, "completion": "\\boxed{1}"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    args = ["grade", "--pack", "math-procedural", "--completions", str(source), "--out", str(out)]
+    assert main([*args, "--jobs", "2", "--sandbox", "docker"]) == 0
+    stderr = capsys.readouterr().err
+    assert "--jobs has no effect on math packs" in stderr and "--sandbox has no effect" in stderr
+    (line,) = [json.loads(row) for row in out.read_text().splitlines()]
+    assert line["task_id"] == task.id and line["error"] is None

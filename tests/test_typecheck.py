@@ -390,11 +390,13 @@ def test_type_check_evasions_in_every_form() -> None:
     found = type_check_evasions(source)
     assert [e.line for e in found] == [3, 4, 7, 11, 13, 17, 18, 19, 21, 23]
     assert "numpy" in next(e.description for e in found if e.line == 21)
+    assert next(e.kind for e in found if e.line == 19) == "opaque_code"  # its types score is lost
     assert [e.line for e in type_check_evasions(source, frozenset({"dynamic_code"}))] == [
         4,
         7,
         11,
         13,
+        19,
         21,
         23,
     ]
@@ -412,8 +414,8 @@ def test_type_check_evasions_in_every_form() -> None:
         ("import os\nwhile os.name == 'nt':\n    pass\n", "static_test"),
         ("from typing import TYPE_CHECKING as TC\nok = TC or 1\n", "type_checking"),
         ("import typing\nif typing.TYPE_CHECKING:\n    def f(x: int) -> int: ...\n", "type_checking"),
-        ("src = 'x = 1'\nexec(src)\n", "dynamic_code"),
-        ("run = eval\n", "dynamic_code"),
+        ("src = 'x = 1'\nexec(src)\n", "opaque_code"),
+        ("run = eval\n", "opaque_code"),
         ("g = __builtins__\n", "dynamic_code"),
         ("import builtins\nrun = getattr(builtins, 'ex' + 'ec')\n", "dynamic_code"),
         ("name = 'os'\nm = __import__(name)\n", "dynamic_code"),
@@ -449,7 +451,7 @@ def test_humaneval_references_use_no_evasion_but_the_eval_of_160() -> None:
 
     for task_id, problem in read_problems().items():
         found = type_check_evasions(problem["prompt"] + problem["canonical_solution"])
-        assert [e.kind for e in found] == (["dynamic_code"] if task_id == "HumanEval/160" else []), task_id
+        assert [e.kind for e in found] == (["opaque_code"] if task_id == "HumanEval/160" else []), task_id
 
 
 def test_a_failure_on_a_trivial_source_too_is_the_machinerys() -> None:

@@ -19,7 +19,7 @@ def sample_key(pack: str | None, task_id: str, sample: int) -> tuple[str, str, i
 
 def is_timeout(verdict: Verdict) -> bool:
     """The candidate ran out of time (the code grader's timeout fault), or grading timed out."""
-    from rlvr.graders.code.grader import CANDIDATE_FAULTS
+    from rlvr.graders.code.verdict import CANDIDATE_FAULTS
 
     if "timeout" in verdict.flags or verdict.feedback.startswith(CANDIDATE_FAULTS["timeout"]):
         return True

@@ -44,12 +44,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     from rlvr.cli.isolation import apply_require_isolation
+    from rlvr.core.pack import MissingExtra
     from rlvr.sandbox import SandboxUnavailable
 
     apply_require_isolation(args)
     try:
         return int(args.func(args) or 0)
-    except SandboxUnavailable as exc:
+    except (SandboxUnavailable, MissingExtra) as exc:
         print(f"rlvr {args.command}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

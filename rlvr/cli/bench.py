@@ -10,6 +10,7 @@ from typing import Any
 from rlvr.bench.policies import PolicyError, Settings, make_policy
 from rlvr.bench.report import flat_summary
 from rlvr.bench.store import BenchError
+from rlvr.cli.grader_flags import honoured
 from rlvr.cli.isolation import add_require_isolation
 from rlvr.executors import add_executor_arguments, grader_from_args
 from rlvr.task_packs.registry import PackError
@@ -142,7 +143,9 @@ def run_bench_command(args: argparse.Namespace) -> int:
     except (BenchError, PolicyError, PackError) as exc:
         print(f"rlvr bench: {exc}", file=sys.stderr)
         return 2
-    graders = GraderCache(lambda pack: grader_from_args(pack, args, **grader_options))
+    graders = GraderCache(
+        lambda pack: grader_from_args(pack, args, **honoured(pack, grader_options, "rlvr bench"))
+    )
     try:
         results = run_bench(spec, policy, graders)
     except (BenchError, PolicyError, PackError) as exc:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.cli.completions import read_completions
+from rlvr.cli.grader_flags import honoured
 from rlvr.cli.isolation import add_require_isolation
 from rlvr.cli.swebench import add_options as add_swebench_options
 from rlvr.cli.swebench import run_swebench
@@ -60,6 +61,7 @@ def read_lines(path: Path) -> Iterator[tuple[int, str | None, str | None, str | 
 
 def _grader(args: argparse.Namespace, pack: Any) -> Grader:
     options: dict[str, Any] = {"sandbox": args.sandbox, "jobs": args.jobs, "runtime": args.runtime}
+    options = honoured(pack, options, "rlvr grade")
     if args.no_types:
         options["types"] = False
     if args.executor == "ray":

@@ -24,6 +24,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
         ),
     )
     parser.add_argument("--pack", required=True, help="pack name or directory")
+    parser.add_argument(
+        "--protocol",
+        choices=["openrlhf", "openenv"],
+        default="openrlhf",
+        help="openrlhf: the reward server (default); openenv: an OpenEnv environment server of the pack's "
+        "agent env (WebSocket sessions; see rlvr.integrations.openenv)",
+    )
+    parser.add_argument("--split", default=None, help="openenv: the split whose tasks reset() draws from")
+    parser.add_argument("--max-sessions", type=int, default=2048, help="openenv: concurrent sessions")
+    parser.add_argument(
+        "--idle-timeout", type=float, default=600.0, help="openenv: seconds before an idle session is closed"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=5000)
     parser.add_argument(
@@ -65,6 +77,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.protocol == "openenv":
+        from rlvr.cli.serve_openenv import run_openenv
+
+        return run_openenv(args)
     try:
         import uvicorn
 

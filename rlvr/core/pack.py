@@ -9,6 +9,14 @@ from typing import Any
 from rlvr.core.types import Task
 
 
+class MissingExtra(ImportError):
+    """Something needs an optional dependency group (`pip install 'rlvr[EXTRA]'`) that is not installed."""
+
+    def __init__(self, what: str, extra: str) -> None:
+        self.extra = extra
+        super().__init__(f"{what} needs the `{extra}` extra: pip install 'rlvr[{extra}]'")
+
+
 class UnknownTaskError(KeyError):
     """A task id that the pack does not hold."""
 

@@ -18,11 +18,55 @@ import gymnasium as gym
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, grader_fault
+from rlvr.envs.agent import UNFINISHED_FLAG, function_schema, tool_calls_action
 from rlvr.envs.families import FamilyTextEnv
 from rlvr.graders.repo.episode import TOOL_SCHEMAS, Budgets, RepoEpisode
 from rlvr.graders.repo.grader import RepoGrader
 
 MODES = ("agent", "patch")
+TOOL_DESCRIPTIONS = {
+    "list_files": "List the repository's files (optionally under a directory).",
+    "read_file": "Read a file, with line numbers (optionally a range of lines).",
+    "search": "Search the repository's files for a text (or a regex) and list the matching lines.",
+    "write_file": "Create or overwrite a file with the given full text.",
+    "edit": "Replace an exact text in a file with a new text.",
+    "apply_patch": "Apply a unified diff to the repository.",
+    "delete_file": "Delete a file.",
+    "run_tests": "Run the repository's visible tests in a sandbox and report the failures.",
+    "run_python": "Run a Python snippet in a sandbox with the repository importable; returns its stdout.",
+    "submit": "Submit the repository as it is now; hidden checks then grade it. This ends the episode.",
+}
+
+
+def _parameter_schema(description: str) -> tuple[dict[str, Any], bool]:
+    """A JSON Schema for one argument of the episode's informal tool table (`"int (optional): ..."`: the
+    leading word names a non-string type), and whether it is required."""
+    kind = description.split(" ", 1)[0].rstrip(":,")
+    types = {"int": "integer", "bool": "boolean", "list": "array"}
+    schema: dict[str, Any] = {"type": types.get(kind, "string"), "description": description}
+    if schema["type"] == "array":
+        schema["items"] = {"type": "string"}
+    return schema, "(optional)" not in description and schema["type"] != "boolean"
+
+
+def repo_tool_schemas() -> list[dict[str, Any]]:
+    """Repo-v0's tools as OpenAI function schemas, read from the episode's own tool table."""
+    schemas = []
+    for tool in TOOL_SCHEMAS:
+        name, parameters = tool["name"], tool.get("parameters") or {}
+        if parameters.get("type") != "object":  # the informal table: {argument: description}
+            properties, required = {}, []
+            for argument, description in parameters.items():
+                properties[argument], needed = _parameter_schema(str(description))
+                if needed:
+                    required.append(argument)
+            parameters = {"type": "object", "properties": properties, "required": required}
+        schemas.append(
+            function_schema(
+                name, str(tool.get("description") or TOOL_DESCRIPTIONS.get(name, name)), parameters
+            )
+        )
+    return schemas
 
 
 def agent_prompt(task: Task) -> str:
@@ -48,6 +92,8 @@ def patch_prompt(task: Task) -> str:
 
 
 class RepoEnv(FamilyTextEnv):
+    """In agent mode also an agent env (rlvr/envs/agent.py); `submit()` ends the episode."""
+
     family = "repo"
 
     def __init__(
@@ -119,3 +165,39 @@ class RepoEnv(FamilyTextEnv):
         info["verdict"] = {k: v for k, v in verdict.to_json().items() if k != "timings"}
         truncated = self.episode.exhausted is not None
         return observation, float(verdict.reward), not truncated, truncated, copy.deepcopy(info)
+
+    # ------------------------------------------------------------ agent-env protocol (rlvr/envs/agent.py)
+
+    def toolset(self, task: Task) -> tuple[str, list[dict[str, Any]]]:
+        if self.mode != "agent":
+            raise ValueError("Repo-v0 has tools in mode='agent' only")
+        return "repo", repo_tool_schemas()
+
+    def tool_call_action(self, name: str, arguments: dict[str, Any]) -> str:
+        return tool_calls_action(name, arguments)
+
+    def function_calling_prompt(self) -> str:
+        if self.task is None or self.episode is None:
+            raise gym.error.ResetNeeded("call reset() in mode='agent' before function_calling_prompt()")
+        files = "\n".join(sorted(self.task.hidden["base"]))
+        return (
+            f"{self.task.prompt}\n\nRepository files:\n{files}\n\n"
+            "Files under tests/ are read-only. Use the tools; call submit when done; hidden checks then "
+            "grade the repository."
+        )
+
+    def end_episode(self) -> tuple[float, dict[str, Any]]:
+        if self.task is None or self.episode is None:
+            raise gym.error.ResetNeeded("call reset() in mode='agent' before end_episode()")
+        if self.last_verdict is None:
+            try:
+                verdict = self.episode.grade(self.task, dict(self.episode.workspace.files))
+            except Exception as exc:  # the grader promises not to raise; if it does, flag it
+                verdict = grader_fault(self.task.id, exc, where="episode")
+            self.episode.done = True
+            self.episode.verdict = verdict
+            verdict.flags = sorted({*verdict.flags, UNFINISHED_FLAG})
+            self.last_verdict = verdict
+        verdict_json = {k: v for k, v in self.last_verdict.to_json().items() if k != "timings"}
+        info = {"task": self.task.public(), "turn": self.turn, "verdict": verdict_json}
+        return float(self.last_verdict.reward), copy.deepcopy(info)

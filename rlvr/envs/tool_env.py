@@ -9,21 +9,45 @@ names the turn's tool calls (`tool_calls`, a list of tool names; a name the worl
 from __future__ import annotations
 
 import copy
+import functools
+import json
 from typing import Any
 
 import gymnasium as gym
 
 from rlvr.core.pack import TaskPack
-from rlvr.core.types import grader_fault
+from rlvr.core.types import Task, grader_fault
+from rlvr.envs.agent import UNFINISHED_FLAG, function_schema, tool_calls_action
 from rlvr.envs.families import FamilyTextEnv
 from rlvr.graders.tool.calls import parse_turn
 from rlvr.graders.tool.episode import ToolEpisode
 from rlvr.graders.tool.grader import ToolGrader
+from rlvr.specs.tool_worlds import WORLDS
 
 UNKNOWN_TOOL = "<unknown>"
+FINAL_ANSWER = "final_answer"
+FINAL_ANSWER_SCHEMA = function_schema(
+    FINAL_ANSWER,
+    "End the episode with your final answer; the world's final state and this answer are then graded.",
+    {
+        "type": "object",
+        "properties": {
+            "answer": {"type": "string", "description": "the answer the task asks for, or a short summary"}
+        },
+        "required": ["answer"],
+        "additionalProperties": False,
+    },
+)
+
+
+@functools.cache
+def _world_schemas(world: str) -> list[dict[str, Any]]:
+    return [*(spec.schema for spec in WORLDS[world].tools().values()), FINAL_ANSWER_SCHEMA]
 
 
 class ToolEnv(FamilyTextEnv):
+    """Also an agent env (rlvr/envs/agent.py): the world's tools plus `final_answer(answer)`."""
+
     family = "tool"
 
     def __init__(
@@ -50,7 +74,7 @@ class ToolEnv(FamilyTextEnv):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.task is None or self.episode is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        text = action if isinstance(action, str) else str(action)
+        text: Any = action  # text, or a turn as JSON data: the episode checks its depth before reading it
         if self.episode.done:
             info = {"task": self.task.public(), "turn": self.turn, "error": "episode is over; call reset()"}
             return "", 0.0, True, False, copy.deepcopy(info)
@@ -76,3 +100,34 @@ class ToolEnv(FamilyTextEnv):
         info["verdict"] = verdict.to_json()
         terminated = self.episode.final_answer is not None
         return observation, float(verdict.reward), terminated, not terminated, copy.deepcopy(info)
+
+    # ------------------------------------------------------------ agent-env protocol (rlvr/envs/agent.py)
+
+    def toolset(self, task: Task) -> tuple[str, list[dict[str, Any]]]:
+        world = str(task.hidden["world"])
+        return world, copy.deepcopy(_world_schemas(world))
+
+    def tool_call_action(self, name: str, arguments: dict[str, Any]) -> str:
+        if name == FINAL_ANSWER and (self.episode is None or FINAL_ANSWER not in self.episode.tools):
+            return json.dumps({"final_answer": arguments.get("answer", "")}, ensure_ascii=False)
+        return tool_calls_action(name, arguments)
+
+    def function_calling_prompt(self) -> str:
+        if self.task is None or self.episode is None:
+            raise gym.error.ResetNeeded("call reset() before function_calling_prompt()")
+        instruction = self.task.meta.get("instruction") or self.task.prompt
+        return (
+            f"{instruction}\n\nUse the tools; each tool call is one turn, at most {self.episode.max_turns}. "
+            f"Finish by calling {FINAL_ANSWER}."
+        )
+
+    def end_episode(self) -> tuple[float, dict[str, Any]]:
+        if self.task is None or self.episode is None:
+            raise gym.error.ResetNeeded("call reset() before end_episode()")
+        if self.last_verdict is None:
+            self.episode.done = True
+            verdict = self.episode.verdict()
+            verdict.flags = sorted({*verdict.flags, UNFINISHED_FLAG})
+            self.last_verdict = verdict
+        info = {"task": self.task.public(), "turn": self.turn, "verdict": self.last_verdict.to_json()}
+        return float(self.last_verdict.reward), copy.deepcopy(info)

@@ -8,6 +8,7 @@ from typing import Any
 
 from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.core.types import Task, Verdict, grader_fault
+from rlvr.core.validation import ValidationReport
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.options import GraderOptions
 from rlvr.graders.receipts import ReceiptBook
@@ -84,10 +85,8 @@ class Grader:
     def grade_many(self, task_ids: Sequence[str | Task], completions: Sequence[str]) -> list[Verdict]:
         resolved = [self.resolve(t) for t in task_ids]
         positions = [i for i, r in enumerate(resolved) if isinstance(r, Task)]
-        graded = self.grade_tasks(
-            [resolved[i] for i in positions],  # type: ignore[misc]
-            [completions[i] for i in positions],
-        )
+        tasks: list[Task] = [r for r in resolved if isinstance(r, Task)]
+        graded = self._grade_confined(tasks, [completions[i] for i in positions])
         out: list[Verdict] = [r if isinstance(r, Verdict) else Verdict(task_id="") for r in resolved]
         book = self.receipt_book()
         for i, verdict in zip(positions, graded, strict=True):
@@ -102,6 +101,28 @@ class Grader:
             book = ReceiptBook(self.pack, pack_grader_class(self.pack), self.options)
             self.__dict__["_receipt_book"] = book
         return book
+
+    def _grade_confined(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
+        """`grade_tasks`, with a fault confined to the item that caused it: if the batch raises (a
+        grader bug some content reaches), each item is graded alone, and only the items that still
+        raise get a `grader` fault verdict; the others keep their own verdicts."""
+        try:
+            graded = self.grade_tasks(tasks, completions)
+            if len(graded) == len(tasks):
+                return graded
+            fault: Exception = RuntimeError(f"grader returned {len(graded)} verdicts for {len(tasks)} items")
+        except Exception as exc:
+            fault = exc
+        if len(tasks) == 1:
+            return [grader_fault(tasks[0].id, fault)]
+        out: list[Verdict] = []
+        for task, completion in zip(tasks, completions, strict=True):
+            try:
+                alone = self.grade_tasks([task], [completion])
+                out.append(alone[0] if len(alone) == 1 else grader_fault(task.id, fault))
+            except Exception as exc:
+                out.append(grader_fault(task.id, exc))
+        return out
 
     def grade(self, task_id: str | Task, completion: str) -> Verdict:
         return self.grade_many([task_id], [completion])[0]
@@ -164,3 +185,34 @@ def check_options(pack: TaskPack, **options: Any) -> GraderOptions:
 
 def make_grader(pack: TaskPack, **options: Any) -> Grader:
     return pack_grader_class(pack)(pack, **options)
+
+
+# family -> "module:function(where, tasks, **options) -> ValidationReport"
+PROVERS: dict[str, str] = {
+    "code": "rlvr.graders.code.prove:prove_code_tasks",
+    "math": "rlvr.graders.math.prove:prove_math_tasks",
+    "sql": "rlvr.graders.sql.prove:prove_sql_tasks",
+    "proof": "rlvr.graders.proof.prove:prove_proof_tasks",
+    "tool": "rlvr.graders.tool.prove:prove_tool_tasks",
+    "repo": "rlvr.graders.repo.prove:prove_repo_tasks",
+}
+
+
+class NoProver(LookupError):
+    """The family has no prover here (the message says which)."""
+
+
+def prove_pack_tasks(where: str, pack: TaskPack, tasks: list[Task]) -> ValidationReport:
+    """`rlvr packs validate`: the family's prover (`graders/<family>/prove.py`) over `tasks` of `pack`
+    (its weights and options apply)."""
+    target = PROVERS.get(pack.family)
+    if target is None:
+        raise NoProver(f"no prover for family {pack.family!r}")
+    module_name, _, function_name = target.partition(":")
+    try:
+        prover = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError) as exc:
+        raise NoProver(f"the {pack.family} prover ({target}) is not available: {exc}") from exc
+    if pack.family == "repo":  # the caller shows the progress
+        return prover(where, tasks, progress=False)
+    return prover(where, tasks, pack=pack)

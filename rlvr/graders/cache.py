@@ -1,8 +1,9 @@
-"""A small LRU cache of verdicts for deterministic graders (math, SQL, proof).
+"""The verdict cache: a small LRU of verdicts for deterministic graders (math, SQL, proof) and for the
+reward server's repeated items (rlvr/integrations/batcher.py).
 
 The same completion for the same task always earns the same verdict, so a repeat (common within a GRPO
 group, and in Gymnasium's determinism check) is served from here: it costs nothing and its `info` — timings
-included — is identical to the first time.
+included — is identical to the first time. One rule says what may be kept (`cacheable`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ from collections import OrderedDict
 from rlvr.core.types import Verdict
 
 # failures that depend on the machine's load as much as on the completion
-_UNSTABLE_FLAGS = frozenset({"timeout:answer", "crash:answer"})
+_UNSTABLE_PREFIXES = ("timeout", "crash:")
+
+
+def cacheable(verdict: Verdict) -> bool:
+    """A grading error, a timeout or a crash may not repeat: such a verdict is never pinned."""
+    return verdict.error is None and not any(flag.startswith(_UNSTABLE_PREFIXES) for flag in verdict.flags)
 
 
 class VerdictCache:
@@ -35,8 +41,8 @@ class VerdictCache:
         return copy.deepcopy(verdict)
 
     def put(self, task_id: str, completion: str, verdict: Verdict) -> None:
-        if verdict.error is not None or any(flag in _UNSTABLE_FLAGS for flag in verdict.flags):
-            return  # a grading error, a timeout or a crash may not repeat: never pin it
+        if not cacheable(verdict):
+            return
         self._entries[self._key(task_id, completion)] = copy.deepcopy(verdict)
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)

@@ -75,10 +75,6 @@ class _Request:
     future: Future[list[Verdict]] = field(default_factory=Future)
 
 
-def _cacheable(verdict: Verdict) -> bool:
-    return verdict.error is None and not any(flag.startswith("timeout") for flag in verdict.flags)
-
-
 class MicroBatcher:
     """Thread-safe front of one grader. `grade` blocks; `submit` returns a Future."""
 
@@ -257,8 +253,7 @@ class MicroBatcher:
             self._meter.batch_finished(len(unique))
             if self._cache is not None and by_key is not None:
                 for (task_id, completion), verdict in by_key.items():
-                    if _cacheable(verdict):
-                        self._cache.put(task_id, completion, verdict)
+                    self._cache.put(task_id, completion, verdict)  # keeps only what `cacheable` allows
             for index, (request, position) in enumerate(batch):
                 request.verdicts[position] = by_key[keys[index]] if by_key is not None else graded[index]
                 request.unresolved -= 1

@@ -7,6 +7,7 @@ turns are joined in order, so a fenced code block in the last turn is still the 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -57,3 +58,63 @@ def completion_text(completion: Any) -> str:
     raise CompletionFormatError(
         f"completion is {type(completion).__name__}; expected str or a list of chat messages"
     )
+
+
+def has_tool_calls(completion: Any) -> bool:
+    """Whether a chat completion holds an assistant message with tool calls (an agent episode)."""
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if isinstance(completion, str) or not isinstance(completion, Sequence):
+        return False
+    return any(
+        isinstance(message, Mapping)
+        and message.get("role", "assistant") == "assistant"
+        and message.get("tool_calls")
+        for message in completion
+    )
+
+
+def tool_transcript(completion: Any, final_answer_tool: str = "final_answer") -> str:
+    """A chat completion with tool calls as the tool grader's transcript: the assistant turns in order
+    (tool results and other roles dropped: the replay computes them), a call of `final_answer_tool` as
+    the episode's final answer."""
+    messages = [completion] if isinstance(completion, Mapping) else list(completion)
+    turns: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise CompletionFormatError(
+                f"chat completion item {index} is {type(message).__name__}, not a message dict"
+            )
+        if message.get("role", "assistant") != "assistant":
+            continue
+        calls = list(message.get("tool_calls") or [])
+        if not calls:
+            turns.append(
+                {"final_answer": _message_text(message.get("content"), f"chat completion item {index}")}
+            )
+            continue
+        answer = [call for call in calls if _call_name(call) == final_answer_tool]
+        others = [call for call in calls if _call_name(call) != final_answer_tool]
+        if others:
+            turns.append({"role": "assistant", "content": None, "tool_calls": others})
+        if answer:
+            turns.append({"final_answer": _answer(answer[0])})
+    return json.dumps(turns, ensure_ascii=False, default=str)
+
+
+def _call_name(call: Any) -> Any:
+    function = call.get("function", call) if isinstance(call, Mapping) else None
+    return function.get("name") if isinstance(function, Mapping) else None
+
+
+def _answer(call: Mapping[str, Any]) -> str:
+    arguments = call.get("function", call).get("arguments", {})
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return arguments
+    if isinstance(arguments, Mapping):
+        value = arguments.get("answer", "")
+        return value if isinstance(value, str) else json.dumps(value)
+    return str(arguments)

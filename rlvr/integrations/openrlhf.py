@@ -21,8 +21,11 @@ receipt) bounds the wait: at the deadline the request is answered 504 and its un
 are dropped (items already being graded finish and are cached).
 
 Bad input is a 4xx with a message: 413 for a body or batch over the limits (or more items than
-the whole queue holds), 422 for malformed JSON, non-string items, mismatched lengths, a query
-that does not start with its prompt, or unknown task ids, 400 for a malformed deadline header;
+the whole queue holds), 422 for malformed JSON (also nesting too deep for the parser or an integer
+beyond Python's digit limit), non-string items or mismatched lengths, 400 for a malformed deadline
+header. A bad *item* (an unknown task id, a query that does not start with its prompt) does not
+reject the batch: it gets reward 0 with `grading_error` 1, the others are graded, and the answer
+lists it under `errors` (`{"index", "label", "error"}`);
 503 with `Retry-After` (the queue's estimated drain time) when the queue cannot take the items
 or `max_concurrent_requests` requests are already held.
 """
@@ -44,6 +47,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 from starlette.requests import ClientDisconnect
 
+from rlvr.core.jsonl import json_problem
 from rlvr.core.pack import UnknownTaskError
 from rlvr.core.types import Verdict
 from rlvr.graders.base import Grader
@@ -137,12 +141,16 @@ async def _limited(request: Request, limit: int) -> AsyncIterator[bytes]:
         yield chunk
 
 
-def parse_reward_request(body: bytes, grader: Grader, limits: ServerLimits) -> tuple[list[str], list[str]]:
-    """Validate a /get_reward body; returns (task ids, completions) or raises BadRequest."""
+def parse_reward_request(
+    body: bytes, grader: Grader, limits: ServerLimits
+) -> tuple[list[str], list[str], dict[int, str]]:
+    """Validate a /get_reward body; returns (task ids, completions, errors of bad items by index) or
+    raises BadRequest for a body that is wrong as a whole."""
     try:
         data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest(422, f"body is not valid JSON: {exc}") from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        # besides bad syntax: an integer beyond Python's digit limit, or nesting beyond the parser's
+        raise BadRequest(422, f"body is not valid JSON: {json_problem(exc)}") from None
     try:
         request = RewardRequest.model_validate(data)
     except ValidationError as exc:
@@ -159,23 +167,20 @@ def parse_reward_request(body: bytes, grader: Grader, limits: ServerLimits) -> t
     if sizes["query"] > limits.max_items:
         raise BadRequest(413, f"{sizes['query']} items exceed the limit of {limits.max_items} per request")
     completions = []
+    errors: dict[int, str] = {}
     for index, (query, prompt) in enumerate(zip(request.query, request.prompts, strict=True)):
         if not query.startswith(prompt):
-            raise BadRequest(422, f"query[{index}] does not start with prompts[{index}]")
-        completions.append(query[len(prompt) :])
-    unknown = []
+            errors[index] = f"query[{index}] does not start with prompts[{index}]"
+        completions.append(query[len(prompt) :] if query.startswith(prompt) else "")
     for index, task_id in enumerate(request.labels):
         try:
             grader.pack.get(task_id)
         except UnknownTaskError:
-            unknown.append({"index": index, "label": task_id})
-    if unknown:
-        raise BadRequest(
-            422,
-            f"{len(unknown)} labels are not task ids of pack {grader.pack.name!r}",
-            unknown=unknown[:10],
-        )
-    return list(request.labels), completions
+            errors.setdefault(
+                index,
+                f"label {task_id!r} is not a task id of pack {grader.pack.name!r} (labels are task ids)",
+            )
+    return list(request.labels), completions, errors
 
 
 def reward_body(verdicts: list[Verdict], layers: list[str]) -> dict[str, Any]:
@@ -286,16 +291,29 @@ def create_app(grader: Grader, limits: ServerLimits | None = None, *, executor: 
         received = time.monotonic()
         deadline = parse_deadline(request)
         body = await _read_body(request, limits.max_body_bytes)
-        task_ids, completions = parse_reward_request(body, grader, limits)
-        try:
-            future = batcher.submit(task_ids, completions)
-        except RequestTooLarge as exc:
-            raise BadRequest(413, str(exc)) from None
-        timeout = None if deadline is None else max(0.0, received + deadline - time.monotonic())
-        verdicts = await wait_for_verdicts(request, future, timeout)
+        task_ids, completions, errors = parse_reward_request(body, grader, limits)
+        good = [i for i in range(len(task_ids)) if i not in errors]
+        graded: list[Verdict] = []
+        if good:
+            try:
+                future = batcher.submit([task_ids[i] for i in good], [completions[i] for i in good])
+            except RequestTooLarge as exc:
+                raise BadRequest(413, str(exc)) from None
+            timeout = None if deadline is None else max(0.0, received + deadline - time.monotonic())
+            graded = await wait_for_verdicts(request, future, timeout)
+        by_index = dict(zip(good, graded, strict=True))
+        verdicts = [
+            by_index[i] if i in by_index else Verdict.failure(task_ids[i], errors[i])
+            for i in range(len(task_ids))
+        ]
         state["served"] += 1
         metrics.observe_verdicts(verdicts)
-        return JSONResponse(reward_body(verdicts, layers))
+        answer = reward_body(verdicts, layers)
+        if errors:
+            answer["errors"] = [
+                {"index": i, "label": task_ids[i], "error": message} for i, message in sorted(errors.items())
+            ]
+        return JSONResponse(answer)
 
     async def answer(request: Request) -> Response:
         if state["active"] >= limits.max_concurrent_requests:

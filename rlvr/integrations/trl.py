@@ -1,4 +1,12 @@
-"""rlvr graders as a TRL reward function.
+"""rlvr in TRL: agent environments for `GRPOTrainer(environment_factory=...)`, and graders as a reward function.
+
+Multi-turn packs (tool, repo):
+
+    from rlvr.integrations import trl as rlvr_trl
+    GRPOTrainer(model=..., environment_factory=rlvr_trl.environment_factory("tool-worlds", split="train"),
+                train_dataset=rlvr_trl.dataset("tool-worlds", "train"), args=GRPOConfig(...))
+
+(see rlvr/integrations/trl_env.py). Single-turn packs:
 
     from rlvr.integrations.trl import make_reward_func
     reward = make_reward_func("humaneval")
@@ -8,6 +16,10 @@ TRL calls `reward(prompts=..., completions=..., completion_ids=..., task_id=[...
 with one entry per generated completion; completions are strings or chat messages
 (`[{"role": "assistant", "content": ...}]`). The reward of each item is its verdict's reward —
 exactly what local grading gives.
+
+A chat completion with `tool_calls` is an agent episode: on a tool pack it is replayed as the episode's
+transcript (the turns in order, a `final_answer` call as the final answer); on any other pack it raises
+`ValueError` naming `environment_factory`, the entry point that runs such episodes live.
 
 A task id the pack does not hold is a dataset bug and raises `ValueError`. An item whose grading
 itself failed (`Verdict.error`, e.g. a sandbox fault) is reported by `on_error`: "nan" (default)
@@ -25,8 +37,11 @@ from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.core.types import Verdict
 from rlvr.executors import make_executor_grader
 from rlvr.graders.base import Grader, grade_or_fault
-from rlvr.integrations.completions import completion_text
+from rlvr.integrations.completions import completion_text, has_tool_calls, tool_transcript
+from rlvr.integrations.trl_env import EnvironmentFactory, dataset, environment_factory
 from rlvr.task_packs.registry import resolve_pack
+
+__all__ = ["EnvironmentFactory", "RewardFunction", "dataset", "environment_factory", "make_reward_func"]
 
 ON_ERROR_CHOICES = ("nan", "zero", "raise")
 
@@ -83,12 +98,23 @@ class RewardFunction:
             raise ValueError(f"task ids not in pack {self.pack.name!r}: {sorted(set(unknown))[:5]}")
         return task_ids
 
+    def _text(self, completion: Any) -> str:
+        if not has_tool_calls(completion):
+            return completion_text(completion)
+        if self.pack.family == "tool":
+            return tool_transcript(completion)
+        raise ValueError(
+            f"a completion carries tool calls, but pack {self.pack.name!r} ({self.pack.family}) grades one "
+            "final text; run its episodes live with "
+            f"rlvr.integrations.trl.environment_factory({self.pack.name!r}) instead of a reward function"
+        )
+
     def __call__(
         self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
     ) -> list[float | None]:
         if completions is None:
             raise ValueError("rlvr reward needs `completions`")
-        texts = [completion_text(c) for c in completions]
+        texts = [self._text(c) for c in completions]
         task_ids = self._task_ids(kwargs, len(texts))
         verdicts = grade_or_fault(self.grader, task_ids, texts)
         self.last_verdicts = verdicts

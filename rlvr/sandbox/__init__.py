@@ -20,6 +20,7 @@ __all__ = [
     "LocalSandbox",
     "SandboxUnavailable",
     "WorkerPool",
+    "build_sandbox",
     "make_sandbox",
 ]
 
@@ -39,3 +40,14 @@ def make_sandbox(
 
         return DockerSandbox(workers, runtime=runtime, **options)
     raise ValueError(f"unknown sandbox {kind!r}; choose one of {', '.join(SANDBOX_KINDS)}")
+
+
+def build_sandbox(
+    option: Any, jobs: int | None = None, runtime: str | None = None, **options: Any
+) -> tuple[WorkerPool, bool]:
+    """The sandbox a grader's `sandbox` option names, and whether the grader owns it: a name
+    ("local", "docker") is built here and is the grader's to close; a sandbox object passed in is
+    shared, used as is and left open for its owner."""
+    if isinstance(option, str):
+        return make_sandbox(option, jobs, runtime, **options), True
+    return option, False

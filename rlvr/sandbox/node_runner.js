@@ -12,7 +12,7 @@
 // The vm context is not the security boundary (the kernel filter, the namespaces and node's
 // permission model are); it keeps the result channel and the token out of the candidate's reach.
 //
-// Messages, each a frame (4-byte big-endian length + JSON): [token, "loaded", null],
+// Messages, each a frame (4-byte big-endian length + JSON): [token, "loaded", count|null],
 // [token, "load", reason], [token, "result", [index, {"ok": wire} | {"exc": name}, count, null]],
 // [token, "done", null]. Values use the plain-data wire format of rlvr/core/codec.py.
 "use strict";
@@ -189,7 +189,7 @@ if (typeof fn !== "function") {
   send("load", "entry point not defined: " + entry.slice(0, 100));
   exit(0);
 }
-send("loaded", null);
+send("loaded", trace ? read() : null); // the module's own load-time work, charged like Python's
 for (let index = 0; index < calls.length; index++) {
   reset();
   let result;

@@ -1,22 +1,39 @@
-"""Simulated worlds for tool-use tasks: a file system, a ledger, a calendar and an inventory.
+"""Simulated worlds for tool-use tasks: a file system, a ledger, a calendar and an inventory, and the
+worlds a tool pack declares itself.
 
 A world is plain data (`state`, JSON-like) plus typed tool methods. `@tool` marks a method as a tool, says
 whether it reads or writes and which resource it touches (for permission policies), and the method's type
-hints and docstring become the OpenAI function-calling JSON schema. Tools raise `ToolError` for a bad
-request (missing file, insufficient funds); the episode turns that into an error observation.
+hints and docstring become the OpenAI function-calling JSON schema (`str`, `int`, `float`, `bool`,
+`list[...]`, `dict[str, ...]`, `Literal[...]` and `X | None` parameters). Tools raise `ToolError` for a
+bad request (missing file, insufficient funds); the episode turns that into an error observation.
+
+A pack's own world is a Python module in the pack (`worlds = ["world.py"]` in `pack.toml`) defining `World`
+subclasses; its tasks name the world and carry the module's path as `world_module`. The module is the pack
+author's trusted code, loaded in the grading process like a grader; the model's arguments reach it only
+after the tool's JSON Schema accepted them. A world may set `default_policy` (merged under each task's
+`policy`) and `allowed_changes` (key-path patterns the state diff ignores, e.g. a timestamp).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import importlib.util
 import inspect
 import json
+import sys
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from pathlib import Path
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+class WorldDefinitionError(ValueError):
+    """A world that cannot be offered to an agent (a tool whose schema cannot be built, a bad module)."""
 
 
 class ToolError(Exception):
@@ -40,12 +57,43 @@ def tool(kind: str, *resources: str) -> Callable[[Callable[..., Any]], Callable[
     return mark
 
 
+def json_schema_of(hint: Any) -> dict[str, Any]:
+    """The JSON Schema of a parameter's type hint; WorldDefinitionError for a type that has none."""
+    if hint in _JSON_TYPES:
+        return {"type": _JSON_TYPES[hint]}
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Literal and all(isinstance(a, str | int | bool) for a in args):
+        return {"enum": list(args)}
+    if origin in (Union, types.UnionType):
+        return {"anyOf": [json_schema_of(a) for a in args]}
+    if origin is list and len(args) == 1:
+        return {"type": "array", "items": json_schema_of(args[0])}
+    if origin is dict and len(args) == 2 and args[0] is str:
+        return {"type": "object", "additionalProperties": json_schema_of(args[1])}
+    if hint is type(None):
+        return {"type": "null"}
+    raise WorldDefinitionError(
+        f"type {hint!r} has no JSON Schema here; use str, int, float, bool, list[...], dict[str, ...], "
+        "Literal[...] or X | None"
+    )
+
+
 def _schema(name: str, method: Callable[..., Any]) -> dict[str, Any]:
-    hints = get_type_hints(method)
+    try:
+        hints = get_type_hints(method)
+    except Exception as exc:
+        raise WorldDefinitionError(f"tool {name}: its type hints do not resolve ({exc})") from exc
     properties: dict[str, Any] = {}
     required: list[str] = []
     for parameter in list(inspect.signature(method).parameters.values())[1:]:
-        properties[parameter.name] = {"type": _JSON_TYPES[hints[parameter.name]]}
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise WorldDefinitionError(f"tool {name}: *args / **kwargs cannot be described to an agent")
+        if parameter.name not in hints:
+            raise WorldDefinitionError(f"tool {name}: parameter {parameter.name!r} has no type hint")
+        try:
+            properties[parameter.name] = json_schema_of(hints[parameter.name])
+        except WorldDefinitionError as exc:
+            raise WorldDefinitionError(f"tool {name}, parameter {parameter.name!r}: {exc}") from None
         if parameter.default is inspect.Parameter.empty:
             required.append(parameter.name)
     return {
@@ -70,6 +118,12 @@ class World:
     # Top-level state keys that only record other changes (a transaction log): a task without an expected
     # state checks the changes themselves, not their record.
     journal_keys: tuple[str, ...] = ()
+    # The policy every task of this world starts from (`forbidden_tools`, `read_only`, `budget`); a task's
+    # own `policy` keys replace these.
+    default_policy: dict[str, Any] = {}
+    # Key-path patterns where a final state may differ from the expected one in every task (a counter, a
+    # timestamp), added to each task's `allowed_changes`.
+    allowed_changes: tuple[tuple[str, ...], ...] = ()
 
     def __init__(self, state: dict[str, Any] | None = None) -> None:
         self.state = copy.deepcopy(state) if state is not None else self.initial_state()
@@ -259,29 +313,124 @@ WORLDS: dict[str, type[World]] = {w.name: w for w in (FileSystem, Ledger, Calend
 DEFAULT_MAX_TURNS = 8
 
 
+@functools.lru_cache(maxsize=64)
+def _load_module(path: str, digest: str) -> dict[str, type[World]]:
+    spec = importlib.util.spec_from_file_location(f"rlvr_pack_world_{digest[:16]}", path)
+    if spec is None or spec.loader is None:
+        raise WorldDefinitionError(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # a world module may use dataclasses, which look their module up
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[spec.name]
+        raise WorldDefinitionError(
+            f"{path}: the module failed to import ({type(exc).__name__}: {exc})"
+        ) from exc
+    found = {
+        value.name: value
+        for value in vars(module).values()
+        if isinstance(value, type) and issubclass(value, World) and value.__module__ == module.__name__
+    }
+    if not found:
+        raise WorldDefinitionError(f"{path}: defines no World subclass (class MyWorld(World): name = ...)")
+    unnamed = [cls.__name__ for cls in found.values() if not cls.name]
+    if unnamed:
+        raise WorldDefinitionError(f"{path}: world class(es) {unnamed} need a `name`")
+    return found
+
+
+def load_world_module(path: str | Path) -> dict[str, type[World]]:
+    """The worlds a pack's module defines, by name (loaded once per file content)."""
+    resolved = Path(path).resolve()
+    try:
+        source = resolved.read_bytes()
+    except OSError as exc:
+        raise WorldDefinitionError(f"{path}: cannot read the world module ({exc.strerror})") from exc
+    return _load_module(str(resolved), hashlib.sha256(source).hexdigest())
+
+
+def world_class(world: str | type[World], module: str | None = None) -> type[World]:
+    """A world by name, from the pack's `module` when the task has one, else the built-in worlds."""
+    if not isinstance(world, str):
+        return world
+    worlds = load_world_module(module) if module else WORLDS
+    if world not in worlds:
+        raise WorldDefinitionError(f"unknown world {world!r}; known: {', '.join(sorted(worlds))}")
+    return worlds[world]
+
+
+def task_world(hidden: dict[str, Any]) -> type[World]:
+    """The world class a task's hidden spec names (`world`, and `world_module` for a pack's own world)."""
+    module = hidden.get("world_module")
+    return world_class(str(hidden.get("world")), module if isinstance(module, str) else None)
+
+
+def world_problems(cls: type[World]) -> list[str]:
+    """Why a world cannot be offered to an agent: tools without a valid schema or a description, a
+    resource that is not a parameter, an initial state that is not plain JSON data."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    problems: list[str] = []
+    found = 0
+    for attribute in dir(cls):
+        method = getattr(cls, attribute)
+        marker = getattr(method, "__tool__", None)
+        if not marker:
+            continue
+        found += 1
+        kind, resources = marker
+        if kind not in ("read", "write"):
+            problems.append(f"tool {attribute}: kind must be 'read' or 'write', not {kind!r}")
+        parameters = list(inspect.signature(method).parameters)[1:]
+        for resource in resources:
+            if resource not in parameters:
+                problems.append(f"tool {attribute}: resource {resource!r} is not one of its parameters")
+        if not (inspect.getdoc(method) or "").strip():
+            problems.append(f"tool {attribute}: needs a docstring (the description the agent reads)")
+        try:
+            schema = _schema(attribute, method)
+            Draft202012Validator.check_schema(schema["function"]["parameters"])
+        except WorldDefinitionError as exc:
+            problems.append(str(exc))
+        except SchemaError as exc:
+            problems.append(f"tool {attribute}: the schema is not valid JSON Schema: {exc.message}")
+    if not found:
+        problems.append("the world has no @tool methods")
+    try:
+        state = cls().state
+        if json.loads(json.dumps(state)) != state:
+            raise TypeError("it does not survive a JSON round trip")
+    except Exception as exc:
+        problems.append(f"initial_state() is not plain JSON data ({type(exc).__name__}: {exc})")
+    return problems
+
+
 def replay_calls(
-    world: str, state: dict[str, Any], calls: Iterable[tuple[str, dict[str, Any]]]
+    world: str | type[World], state: dict[str, Any], calls: Iterable[tuple[str, dict[str, Any]]]
 ) -> dict[str, Any]:
     """The world state after running `calls` (name, arguments) from `state`, without policies. A call the world
     refuses (ToolError) changes nothing, as in an episode."""
-    instance = WORLDS[world](state)
+    instance = world_class(world)(state)
     for name, arguments in calls:
+        before = copy.deepcopy(instance.state)
         try:
             instance.call(name, arguments)
         except ToolError:
-            pass
+            instance.state = before
     return instance.state
 
 
-@functools.lru_cache(maxsize=len(WORLDS))
-def _tool_schemas_text(world: str) -> str:
-    return json.dumps([spec.schema for spec in WORLDS[world].tools().values()], indent=1)
+@functools.lru_cache(maxsize=64)
+def _tool_schemas_text(world: type[World]) -> str:
+    return json.dumps([spec.schema for spec in world.tools().values()], indent=1)
 
 
-def tool_prompt(task_text: str, world: str, max_turns: int) -> str:
+def tool_prompt(task_text: str, world: str | type[World], max_turns: int) -> str:
     """The text an agent sees: the task, the tools as OpenAI function schemas, and the reply format."""
     return (
-        f"{task_text}\n\nTools (OpenAI function-calling schemas):\n{_tool_schemas_text(world)}\n\n"
+        f"{task_text}\n\nTools (OpenAI function-calling schemas):\n{_tool_schemas_text(world_class(world))}\n\n"
         "Each turn, reply with JSON only: either tool calls, e.g. "
         '{"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "...", "arguments": "{...}"}}]}, '
         'or your final answer: {"final_answer": "..."}. '

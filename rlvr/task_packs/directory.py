@@ -34,7 +34,8 @@ TASK_CHECKERS: dict[str, Checker] = {}
 HiddenBuilder = Callable[[dict[str, Any]], dict[str, Any]]
 HIDDEN_BUILDERS: dict[str, HiddenBuilder] = {}
 # family -> function(pack root) -> (tasks, problems), for families that read more than tasks.jsonl
-DIRECTORY_READERS: dict[str, Callable[[Path], tuple[list[Task], list[Problem]]]] = {}
+# (a reader that takes a second argument gets the grader-side `prover` line check, see read_tasks)
+DIRECTORY_READERS: dict[str, Callable[..., tuple[list[Task], list[Problem]]]] = {}
 
 
 def register_family_schema(family: str, checker: Checker, hidden: HiddenBuilder) -> None:
@@ -164,7 +165,8 @@ def read_tasks(root: Path, family: str, prover: Checker | None = None) -> tuple[
     family's grader, e.g. replaying a reference) runs on each line whose format is sound."""
     _ensure_family_schemas()
     if family in DIRECTORY_READERS:  # families whose tasks need more of the directory than tasks.jsonl
-        return DIRECTORY_READERS[family](root)
+        reader = DIRECTORY_READERS[family]
+        return reader(root) if prover is None else reader(root, prover)
     checker = TASK_CHECKERS.get(family)
     builder = HIDDEN_BUILDERS.get(family)
     if checker is None or builder is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rlvr.core.pack import TaskPack
+from rlvr.core.pack import MissingExtra, TaskPack
 from rlvr.core.types import Task
 
 SEED = 42
@@ -47,7 +47,7 @@ class ReasoningGymPack(TaskPack):
         try:
             import reasoning_gym
         except ImportError as exc:
-            raise ImportError("the reasoning-gym pack needs `pip install 'rlvr[reasoning]'`") from exc
+            raise MissingExtra("the reasoning-gym pack", "reasoning") from exc
         for datasets, split in ((TRAIN_DATASETS, "train"), (HELD_OUT_DATASETS, "test")):
             for dataset, difficulty in datasets.items():
                 generated = reasoning_gym.create_dataset(dataset, size=TASKS_PER_DATASET, seed=SEED)

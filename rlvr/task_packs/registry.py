@@ -34,11 +34,6 @@ class PackError(ValueError):
     """A pack that cannot be found or loaded; the message says what to do."""
 
 
-def register_builtin(name: str, target: str) -> None:
-    """Register a built-in pack lazily (used by rlvr's own modules)."""
-    BUILTIN_PACKS[name] = target
-
-
 def _resolve(target: Any) -> TaskPack:
     if isinstance(target, str):
         module_name, _, attribute = target.partition(":")

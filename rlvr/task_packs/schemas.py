@@ -13,6 +13,7 @@ import re
 import sqlite3
 from typing import Any
 
+import rlvr.task_packs.tool_pack  # noqa: F401  (tool directories: the worlds a pack declares itself)
 from rlvr.specs.math_settings import MathSettings
 from rlvr.specs.reasoning_gym_scorers import scorer_problem
 from rlvr.task_packs.directory import (
@@ -131,11 +132,15 @@ register_family_schema("sql", check_sql, _hidden)
 
 
 def check_tool(line: dict[str, Any]) -> Problems:
-    from rlvr.specs.tool_worlds import WORLDS
+    from rlvr.specs.tool_worlds import WORLDS, WorldDefinitionError, task_world
 
     world = line.get("world")
-    if world not in WORLDS:
-        return [("world", f"must be one of {', '.join(WORLDS)}")]
+    try:
+        world_class = task_world(line)
+    except WorldDefinitionError:
+        return [
+            ("world", f"must be one of {', '.join(WORLDS)} or a world the pack's `worlds` modules define")
+        ]
     problems: Problems = []
     goal, policy = line.get("goal"), line.get("policy", {})
     if not isinstance(line.get("state", {}), dict):
@@ -149,7 +154,7 @@ def check_tool(line: dict[str, Any]) -> Problems:
     if not isinstance(policy, dict) or set(policy) - {"forbidden_tools", "read_only", "budget"}:
         problems.append(("policy", 'must be an object with any of "forbidden_tools", "read_only", "budget"'))
     else:
-        unknown = set(policy.get("forbidden_tools") or []) - set(WORLDS[world].tools())
+        unknown = set(policy.get("forbidden_tools") or []) - set(world_class.tools())
         if unknown:
             problems.append(
                 ("policy.forbidden_tools", f"unknown tool(s) {sorted(unknown)} for world {world}")
@@ -158,6 +163,8 @@ def check_tool(line: dict[str, Any]) -> Problems:
         value = line.get(name)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             problems.append((name, "must be a positive integer"))
+    if "answer_needs_world" in line and not isinstance(line["answer_needs_world"], bool):
+        problems.append(("answer_needs_world", "must be true or false"))
     if "expected_state" in line and not isinstance(line["expected_state"], dict):
         problems.append(("expected_state", "must be an object (the whole world state a solution leaves)"))
     allowed = line.get("allowed_changes", [])
@@ -167,7 +174,7 @@ def check_tool(line: dict[str, Any]) -> Problems:
         problems.append(("allowed_changes", 'must be a list of key-path patterns like [["files", "/tmp/*"]]'))
     prompt = line.get("prompt")
     if isinstance(prompt, str):
-        missing = [name for name in WORLDS[world].tools() if name not in prompt]
+        missing = [name for name in world_class.tools() if name not in prompt]
         if missing:
             problems.append(
                 (
@@ -175,11 +182,36 @@ def check_tool(line: dict[str, Any]) -> Problems:
                     f"does not show tool(s) {missing}; build it with rlvr.specs.tool_worlds.tool_prompt",
                 )
             )
-    if "reference" in line and not isinstance(line["reference"], str):
+    reference = line.get("reference")
+    if (
+        reference is not None
+        and not isinstance(reference, str)
+        and not (isinstance(reference, list) and _turns_list(reference))
+    ):
         problems.append(
-            ("reference", "must be a transcript string (assistant turns, one JSON message a line)")
+            (
+                "reference",
+                'must be a list of turns (each a list of {"name", "arguments"} calls, or the final answer '
+                "as a string) or a transcript string (assistant messages as JSON)",
+            )
         )
     return problems
+
+
+def _turns_list(reference: list[object]) -> bool:
+    return all(
+        isinstance(turn, str)
+        or (
+            isinstance(turn, list)
+            and all(
+                isinstance(c, dict)
+                and isinstance(c.get("name"), str)
+                and isinstance(c.get("arguments", {}), dict)
+                for c in turn
+            )
+        )
+        for turn in reference
+    )
 
 
 register_family_schema("tool", check_tool, _hidden)

@@ -4,7 +4,6 @@ the real ProofGrader."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -165,8 +164,9 @@ def test_a_box_inside_the_final_box_is_not_graded_alone(gold: str, answer: str, 
     ],
 )
 def test_answer_extraction_in_the_trusted_process_is_linear(completion: str) -> None:
+    """It returns (the old code took 30 s here); its time against plain prose of the same length is a
+    ratio in benchmarks/bench_guards.py, not a clock limit here."""
     from rlvr.graders.math.extract import extract
 
-    started = time.perf_counter()
-    extract(completion)
-    assert time.perf_counter() - started < 2.0
+    extraction = extract(completion)
+    assert extraction.source not in ("boxed", "boxes")  # no box is closed: none may be read as the answer

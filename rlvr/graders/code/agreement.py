@@ -12,7 +12,10 @@ Rules (recursive over list/tuple elements, dict keys and values, set members):
   * Floats agree to a relative 1e-9 (absolute 1e-12): a reordered sum is still a correct sum.
     NaN agrees only with NaN; inf only with inf of the same sign; -0.0 agrees with 0.0 (they are
     equal numbers). Two ints compare exactly (also huge ones); an int too big for a float never
-    agrees with a float.
+    agrees with a float. These number rules are `NumberRule`, written once: a family that needs
+    other tolerances (a program judge's `{"float": 1e-6}`) passes its own rule, never its own code.
+  * Every comparison is total: any plain value of any size or depth gives True or False, never an
+    exception (beyond `MAX_DEPTH` levels nothing agrees).
   * Dict keys and set members are identities, matched by exact type (`{1: x}`, `{1.0: x}` and
     `{True: x}` are three different answers), except that under a `float` key/member type an int is
     read as the equal float.
@@ -79,6 +82,26 @@ class ResultType:
 
 
 ANY = ResultType()
+
+
+@dataclass(frozen=True)
+class NumberRule:
+    """When two numbers (not bools) agree. Two ints always compare exactly. Otherwise both are read
+    as floats (an int beyond float range agrees with no float): NaN only with NaN, an infinity only
+    with itself, finite values within `abs_tol` or within `rel_tol` relative to the larger magnitude,
+    or, with `relative_to_expected`, to the expected value's (the usual judge rule)."""
+
+    rel_tol: float = REL_TOLERANCE
+    abs_tol: float = ABS_TOLERANCE
+    relative_to_expected: bool = False
+
+    @classmethod
+    def judge(cls, tolerance: float) -> NumberRule:
+        """A judge's `{"float": tolerance}`: absolute or relative to the expected value; 0 is exact."""
+        return cls(tolerance, tolerance, relative_to_expected=True)
+
+
+DEFAULT_NUMBERS = NumberRule()
 
 
 # ------------------------------------------------------------------------------ deriving the type
@@ -276,9 +299,11 @@ def _merge(first: ResultType | None, second: ResultType) -> ResultType:
 
 
 # ------------------------------------------------------------------------------ comparing values
-def agrees(expected_type: ResultType, expected: Any, actual: Any) -> bool:
+def agrees(
+    expected_type: ResultType, expected: Any, actual: Any, numbers: NumberRule = DEFAULT_NUMBERS
+) -> bool:
     """Types (as far as `expected_type` fixes them) and values agree."""
-    return _walk(expected_type, expected, actual, 0, values=True)
+    return _walk(expected_type, expected, actual, 0, values=True, numbers=numbers)
 
 
 def same_types(expected_type: ResultType, expected: Any, actual: Any) -> bool:
@@ -286,7 +311,8 @@ def same_types(expected_type: ResultType, expected: Any, actual: Any) -> bool:
     return _walk(expected_type, expected, actual, 0, values=False)
 
 
-def numbers_agree(expected: int | float, actual: int | float) -> bool:
+def numbers_agree(expected: int | float, actual: int | float, rule: NumberRule = DEFAULT_NUMBERS) -> bool:
+    """`rule` applied to two numbers (see `NumberRule`)."""
     if type(expected) is int and type(actual) is int:
         return expected == actual
     try:
@@ -295,7 +321,13 @@ def numbers_agree(expected: int | float, actual: int | float) -> bool:
         return False
     if math.isnan(e) or math.isnan(a):
         return math.isnan(e) and math.isnan(a)
-    return math.isclose(e, a, rel_tol=REL_TOLERANCE, abs_tol=ABS_TOLERANCE)
+    if math.isinf(e) or math.isinf(a):
+        return e == a
+    difference = abs(e - a)  # inf when the two are further apart than float range: no agreement
+    if difference <= rule.abs_tol:
+        return True
+    scale = abs(e) if rule.relative_to_expected else max(abs(e), abs(a))
+    return difference <= rule.rel_tol * scale
 
 
 def _fits(expected_type: ResultType, value: Any) -> bool:
@@ -315,15 +347,23 @@ def _fits(expected_type: ResultType, value: Any) -> bool:
     return value_type.__name__ == kind
 
 
-def _walk(expected_type: ResultType, expected: Any, actual: Any, depth: int, *, values: bool) -> bool:
+def _walk(
+    expected_type: ResultType,
+    expected: Any,
+    actual: Any,
+    depth: int,
+    *,
+    values: bool,
+    numbers: NumberRule = DEFAULT_NUMBERS,
+) -> bool:
     if depth > MAX_DEPTH:
         return False
     if expected_type.kind == "union":
         members = [m for m in expected_type.args if _fits(m, expected)]
         return (
-            any(_walk(m, expected, actual, depth, values=values) for m in members)
+            any(_walk(m, expected, actual, depth, values=values, numbers=numbers) for m in members)
             if members
-            else (_walk(ANY, expected, actual, depth, values=values))
+            else (_walk(ANY, expected, actual, depth, values=values, numbers=numbers))
         )
     if not _fits(expected_type, expected):
         expected_type = ANY
@@ -334,7 +374,7 @@ def _walk(expected_type: ResultType, expected: Any, actual: Any, depth: int, *, 
     if e_type in _NUMBERS and a_type in _NUMBERS:
         if e_type is not a_type and kind not in ("float", "any"):
             return False
-        return not values or numbers_agree(expected, actual)
+        return not values or numbers_agree(expected, actual, numbers)
     if e_type is not a_type and not (kind == "sequence" and a_type in (list, tuple)):
         return False
     if expected is None or e_type in (str, bytes):
@@ -343,11 +383,11 @@ def _walk(expected_type: ResultType, expected: Any, actual: Any, depth: int, *, 
         if len(expected) != len(actual):
             return not values
         return all(
-            _walk(_element_type(expected_type, i), e, a, depth + 1, values=values)
+            _walk(_element_type(expected_type, i), e, a, depth + 1, values=values, numbers=numbers)
             for i, (e, a) in enumerate(zip(expected, actual, strict=True))
         )
     if e_type is dict:
-        return _dicts(expected_type, expected, actual, depth, values=values)
+        return _dicts(expected_type, expected, actual, depth, values=values, numbers=numbers)
     if e_type in (set, frozenset):
         member_type = expected_type.arg(0)
         typed_e = _typed_keys(expected, member_type, depth)
@@ -367,7 +407,13 @@ def _element_type(container: ResultType, index: int) -> ResultType:
 
 
 def _dicts(
-    expected_type: ResultType, expected: dict[Any, Any], actual: dict[Any, Any], depth: int, *, values: bool
+    expected_type: ResultType,
+    expected: dict[Any, Any],
+    actual: dict[Any, Any],
+    depth: int,
+    *,
+    values: bool,
+    numbers: NumberRule,
 ) -> bool:
     key_type, value_type = expected_type.arg(0), expected_type.arg(1)
     typed_e = _typed_keys(expected, key_type, depth)
@@ -377,7 +423,14 @@ def _dicts(
     if typed_e.keys() != typed_a.keys():
         return not values and expected.keys() != actual.keys()  # equal only across types: mismatch
     return all(
-        _walk(value_type, expected[typed_e[key]], actual[typed_a[key]], depth + 1, values=values)
+        _walk(
+            value_type,
+            expected[typed_e[key]],
+            actual[typed_a[key]],
+            depth + 1,
+            values=values,
+            numbers=numbers,
+        )
         for key in typed_e
     )
 

@@ -20,6 +20,9 @@ code pyright itself finds unreachable is charged through its `reportUnreachable`
                   `import_module` of a computed name.
   dynamic_import  `__import__("m")` / `import_module("m")` of a module outside the standard
                   library, which pyright does not resolve the way it resolves `import m`.
+  opaque_code     `exec`/`eval`/`compile` of a source that is not a string literal (built at run
+                  time, so none of it can be checked), or the runner reached any other way than a
+                  direct call (aliased, fetched by name): the types layer scores 0 (`OPAQUE`).
 
 A task whose own reference uses a kind (HumanEval/160 evaluates an expression it builds) lets its
 candidates use that kind for free: `allowed_kinds(reference)`.
@@ -82,6 +85,8 @@ _CONSTANT_NODES = frozenset(
         "tuple",
     }
 )
+OPAQUE = "opaque_code"
+_LITERAL_STRINGS = frozenset({"string", "concatenated_string"})
 _TESTS = {"if_statement", "elif_clause", "while_statement", "conditional_expression", "assert_statement"}
 _ANNOTATION_WORDS = re.compile(r"\b(?:NoReturn|Never)\b")
 
@@ -106,8 +111,10 @@ def type_check_evasions(source: str, allowed: frozenset[str] = frozenset()) -> l
 
 
 def allowed_kinds(reference: str) -> frozenset[str]:
-    """The kinds a task's own (trusted) reference uses: its candidates are not charged for them."""
-    return frozenset(e.kind for e in type_check_evasions(reference))
+    """The kinds a task's own (trusted) reference uses: its candidates are not charged for them (a
+    reference that runs built code allows the milder literal form too)."""
+    kinds = {e.kind for e in type_check_evasions(reference)}
+    return frozenset(kinds | {"dynamic_code"} if OPAQUE in kinds else kinds)
 
 
 def _evasion(node: Node) -> tuple[str, str] | None:
@@ -123,6 +130,8 @@ def _evasion(node: Node) -> tuple[str, str] | None:
     if kind == "string" and _in_annotation(node) and _ANNOTATION_WORDS.search(text_of(node)):
         return "no_return", "a NoReturn/Never annotation makes the type checker skip code after its calls"
     if kind == "string_content" and text_of(node) in _HANDLE_STRINGS and _fetched_by_name(node):
+        if text_of(node) in _CODE_RUNNERS:
+            return OPAQUE, f'"{text_of(node)}" fetched by name runs code the type checker never sees'
         return (
             "dynamic_code",
             f'"{text_of(node)}" spelled as a string fetches code the type checker never sees',
@@ -147,6 +156,8 @@ def _identifier(node: Node) -> tuple[str, str] | None:
     if name in _INTERNALS:
         return "dynamic_code", f"{name} reaches code the type checker never sees"
     if name in _CODE_RUNNERS and _is_builtin_reference(node):
+        if not _runs_a_literal(node):
+            return OPAQUE, f"{name} of a source built at run time: none of that code can be type-checked"
         return "dynamic_code", f"{name} runs code the type checker never sees"
     if name == "modules" and _attribute_of(node) == "sys":
         return "dynamic_code", "sys.modules reaches modules the type checker never sees"
@@ -263,6 +274,22 @@ def _is_builtin_reference(node: Node) -> bool:
             and parent.child_by_field_name("name") == node
         )
     return owner in ("builtins", "__builtins__")
+
+
+def _runs_a_literal(node: Node) -> bool:
+    """`exec("...")` / `builtins.eval("...")`: a direct call whose source is a plain string literal (no
+    f-string interpolation), so the text run is at least in the candidate's file."""
+    callee = node if _attribute_of(node) is None else node.parent
+    call = callee.parent if callee is not None else None
+    if call is None or call.type != "call" or call.child_by_field_name("function") != callee:
+        return False
+    arguments = call.child_by_field_name("arguments")
+    first = next((c for c in arguments.named_children if c.type != "comment"), None) if arguments else None
+    return (
+        first is not None
+        and first.type in _LITERAL_STRINGS
+        and not any(n.type == "interpolation" for n, _ in subtree(first))
+    )
 
 
 def _plain_import_guard(node: Node) -> bool:

@@ -121,16 +121,28 @@ def _defines(module: ast.Module, name: str) -> bool:
     return False
 
 
-def prompt_preamble(prompt: str, entry_point: str) -> str:
-    """The prompt's code minus the entry point's own stub: its imports and helper functions,
-    which a full-program completion may rely on (e.g. HumanEval/32's `poly`)."""
+def _top_level_names(module: ast.Module) -> set[str]:
+    return {
+        node.name
+        for node in module.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
+def prompt_preamble(prompt: str, entry_point: str, redefined: frozenset[str] = frozenset()) -> str:
+    """The prompt's code minus the entry point's own stub (a function, or a class whose methods are
+    stubs) and minus every function or class the answer defines again (`redefined`): its imports and
+    helper functions, which a full-program completion may rely on (e.g. HumanEval/32's `poly`). A kept
+    stub or helper the answer repeats would be declared twice, which the type layer charges."""
     module = parses(prompt)
     if module is None:
         return ""
     lines = prompt.splitlines(keepends=True)
     keep = [True] * len(lines)
     for node in module.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == entry_point:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and (
+            node.name == entry_point or node.name in redefined
+        ):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
             for index in range(first, node.end_lineno or node.lineno):
                 keep[index] = False
@@ -138,7 +150,9 @@ def prompt_preamble(prompt: str, entry_point: str) -> str:
 
 
 def _with_preamble(prompt: str, body: str, entry_point: str) -> str:
-    preamble = prompt_preamble(prompt, entry_point)
+    answer = parses(body)
+    redefined = frozenset(_top_level_names(answer)) if answer is not None else frozenset()
+    preamble = prompt_preamble(prompt, entry_point, redefined)
     if preamble.strip():
         joined = preamble.rstrip("\n") + "\n\n\n" + body
         if parses(joined) is not None:

@@ -13,36 +13,31 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
+from rlvr.graders.code.batch import run_groups
 from rlvr.graders.code.evasions import allowed_kinds
 from rlvr.graders.code.extract import Extraction, extract_program
 from rlvr.graders.code.options import CodeOptions
-from rlvr.graders.code.oracle import CodeOracle, OracleCache, OracleError
-from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
+from rlvr.graders.code.oracle import CodeOracle, OracleError
+from rlvr.graders.code.perf import PerfPlan, PerfResult, charge_load, perf_score
 from rlvr.graders.code.programs.runner import ProgramTasks
 from rlvr.graders.code.properties.stateful import sandbox_source
-from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
+from rlvr.graders.code.properties.suite import record_counterexample
+from rlvr.graders.code.signature import signature_losses
 from rlvr.graders.code.syntax import MAX_SOURCE_CHARS, SyntaxReport, analyze
 from rlvr.graders.code.typecheck.checker import TypeChecker, TypeReport
+from rlvr.graders.code.typecheck.report import charge_evasions
+from rlvr.graders.code.verdict import CANDIDATE_FAULTS, Findings, Judgement, compose, failed_run
 from rlvr.graders.code.visible import literal_outputs_in_source
-from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
-from rlvr.sandbox import make_sandbox
+from rlvr.sandbox import build_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
 from rlvr.sandbox.protocol import OVERSIZED_RESULTS, UNREPORTABLE_RESULTS
 from rlvr.specs.programs import is_program_task
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
 REFERENCE_TIMEOUT_FACTOR = 6
-CANDIDATE_FAULTS = {
-    "timeout": "the program exceeded its time limit",
-    "crash": "the program's process ended before answering every test",
-    "output_limit": "the program produced too much output",
-    "protocol": "the program tampered with the result channel",
-    "load_error": "the program failed while loading",
-}
 
 
 def exited_early(result: ExecResult) -> bool:
@@ -85,23 +80,16 @@ class CodeGrader(Grader):
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)
         o = self.options
-        defaults = {**CODE_WEIGHTS, **({} if o.types else {"types": 0.0})}
-        self.weights = normalized_weights(o.weights, defaults, CODE_GATES)
+        self.weights = o.layer_weights()
         self.visible_feedback = o.feedback == "visible"
         # the deliberately weak mode: the reward sees only the prompt's examples (perf leaves it)
         self.weak_verifier = o.verifier == "visible"
-        self.weak_weights = normalized_weights({**self.weights, "perf": 0.0}, defaults, CODE_GATES)
+        self.weak_weights = o.layer_weights(perf=False)
         self.timeout = float(o.timeout or DEFAULT_TIMEOUT_SECONDS)
-        self.sandbox = make_sandbox(o.sandbox, o.jobs, o.runtime) if isinstance(o.sandbox, str) else o.sandbox
+        self.sandbox, self._owns_sandbox = build_sandbox(o.sandbox, o.jobs, o.runtime)
         self.type_checker = TypeChecker() if self.weights["types"] > 0 else None
         self.counterexample_db = o.counterexample_db
-        generate: PropertyTests | None = None
-        if o.properties is not False:
-            config = o.properties if isinstance(o.properties, PropertyConfig) else PropertyConfig()
-            if self.counterexample_db is not None:
-                config = replace(config, counterexample_db=Path(self.counterexample_db))
-            generate = PropertyTests(config)
-        self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
+        self.oracles = o.oracle_cache()
         self._reference_counts: dict[str, list[int | None]] = {}
         self._allowed: dict[str, frozenset[str]] = {}
         self._reference_peaks: dict[str, list[int | None]] = {}  # bytes per call, beside the counts
@@ -178,7 +166,9 @@ class CodeGrader(Grader):
         types_future: Future[tuple[list[TypeReport], float]] | None = None
         if self.type_checker is not None and runnable:
             allowed = [self._allowed_evasions(p.task) for p in runnable]
-            types_future = self._background.submit(self._check_types, [p.program for p in runnable], allowed)
+            types_future = self._background.submit(
+                self._check_types, [p.program for p in runnable], allowed, [p.task.prompt for p in runnable]
+            )
         results = self._execute(runnable)
         type_reports, types_seconds = types_future.result() if types_future else ([], 0.0)
 
@@ -195,11 +185,19 @@ class CodeGrader(Grader):
 
     # ------------------------------------------------------------------ layers
     def _check_types(
-        self, programs: list[str], allowed: list[frozenset[str]]
+        self, programs: list[str], allowed: list[frozenset[str]], prompts: list[str]
     ) -> tuple[list[TypeReport], float]:
+        """pyright's reports, each charged for the prompt's declared annotations the program drops
+        or weakens (scored against the declared signature, so typing less never scores more)."""
         assert self.type_checker is not None
         started = time.perf_counter()
         reports = self.type_checker.check_many(programs, allowed)
+        reports = [
+            charge_evasions(report, signature_losses(prompt, program))
+            if report.error is None and report.flag is None
+            else report
+            for report, prompt, program in zip(reports, prompts, programs, strict=True)
+        ]
         return reports, time.perf_counter() - started
 
     def _allowed_evasions(self, task: Task) -> frozenset[str]:
@@ -240,16 +238,18 @@ class CodeGrader(Grader):
             for p in growth
             if p.oracle
         ]
-        results = self.sandbox.run_many(reference_jobs + jobs + perf_jobs) if jobs else []
+        if not jobs:
+            return []
+        results = run_groups(self.sandbox, {"reference": reference_jobs, "tests": jobs, "growth": perf_jobs})
         with self._lock:
-            for task_id, result in zip(needs_reference, results[: len(reference_jobs)], strict=True):
+            for task_id, result in zip(needs_reference, results["reference"], strict=True):
                 if result.status == "ok":
                     self._reference_counts[task_id] = list(result.counts)
                     self._reference_peaks[task_id] = list(result.peaks)
                     self._reference_loads[task_id] = result.load_count
-        for item, result in zip(growth, results[len(reference_jobs) + len(jobs) :], strict=True):
+        for item, result in zip(growth, results["growth"], strict=True):
             item.perf = result
-        return results[len(reference_jobs) : len(reference_jobs) + len(jobs)]
+        return results["tests"]
 
     def _job(
         self,
@@ -278,13 +278,7 @@ class CodeGrader(Grader):
         reference_load = self._reference_loads.get(item.task.id)
 
         def charged(run: ExecResult, sizes: tuple[int, ...] = ()) -> list[int | None]:
-            """The run's counts, its load-time work beyond the reference's added to its (largest) last
-            call: answers tabulated while the module loads are work, not free."""
-            counts = list(run.counts)
-            last = max(range(len(counts)), key=lambda i: (sizes[i], i)) if len(sizes) == len(counts) else -1
-            if counts and type(counts[last]) is int and type(run.load_count) is int:
-                counts[last] = int(counts[last] or 0) + max(0, run.load_count - int(reference_load or 0))
-            return counts
+            return charge_load(list(run.counts), run.load_count, reference_load, sizes)
 
         if not oracle.perf_calls:
             return perf_score(
@@ -308,127 +302,85 @@ class CodeGrader(Grader):
     def _verdict(
         self, item: _Prepared, result: ExecResult | None, types: TypeReport | None, types_seconds: float
     ) -> Verdict:
-        task, syntax = item.task, item.syntax
-        timings = {"syntax": item.syntax_seconds}
-        components = {name: Component(0.0, 1.0) for name in ("syntax", "types", "tests", "perf")}
-        if not syntax.ok:
-            where = f" (line {syntax.line})" if syntax.line else ""
-            components["syntax"] = Component(0.0, 1.0, syntax.message)
-            return Verdict(
-                task.id,
-                0.0,
-                False,
-                components,
-                ["syntax"],
-                f"syntax error{where}: {syntax.message}",
-                timings,
-                flags=item.flags() + ([syntax.limit] if syntax.limit else []),
-            )
-        components["syntax"] = Component(1.0, 1.0)
-        if item.error or item.oracle is None or result is None:
-            return Verdict(
-                task.id, 0.0, False, components, ["tests"], "", timings, item.error or "not executed"
-            )
+        found = Findings(
+            item.task.id,
+            item.syntax,
+            item.syntax_seconds,
+            flags=item.flags(),
+            setup_error=item.error,
+            result=result if item.oracle is not None else None,
+            types=types,
+            types_seconds=types_seconds,
+            # found by the syntax layer; comments are blanked before pyright
+            source_flags=["suppression_comment"] if item.syntax.suppressions else [],
+        )
+        judge = None
+        if item.syntax.ok and item.oracle is not None and result is not None and not result.sandbox_error:
+            judge = self._judge(item, result)
+        weights = self.weak_weights if self.weak_verifier and judge is not None else self.weights
+        return compose(found, judge, weights, types_enabled=self.weights["types"] > 0)
 
-        flags = item.flags() + list(getattr(result, "flags", []) or [])
-        denied = [op for op in getattr(result, "denied", []) or [] if op in DENIED_OPS]
-        flags += [denied_flag(op) for op in denied]  # flags only: a refusal never earns credit
-        errors: list[str] = []
-        if types is not None:
-            components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
-            timings["types"] = types_seconds
-            if types.error:  # the checker's own failure; the candidate's (types.flag) is a scored 0
-                errors.append(f"types layer failed: {types.error}")
-            if types.flag:
-                flags.append(types.flag)
-        elif self.weights["types"] == 0:
-            components["types"] = Component(0.0, 0.0, "disabled")
-
-        if item.syntax.suppressions:  # found by the syntax layer; comments are blanked before pyright
-            flags.append("suppression_comment")
-        timings["tests"] = result.wall
+    def _judge(self, item: _Prepared, result: ExecResult) -> Judgement:
+        """The tests and perf layers of a run that finished (not a sandbox failure)."""
+        task, oracle = item.task, item.oracle
+        assert oracle is not None
+        flags: list[str] = []
         feedback = ""
-        visible_passed: bool | None = None
-        if result.sandbox_error:
-            errors.append(f"sandbox failure: {result.detail or result.status}")
-            outcome = None
-        else:
-            outcome = item.oracle.judge(result.outcomes, visible=self.visible_feedback)
-            if result.status != "ok" and outcome.passed:  # never pass a run that did not finish cleanly
-                outcome.passed = False
-            components["tests"] = Component(1.0 if outcome.passed else outcome.agreement, 1.0)
-            visible_passed = item.oracle.visible_agreement(result.outcomes)
-            if visible_passed and not outcome.passed:  # fits what the prompt shows, fails what it hides
-                literal = literal_outputs_in_source(item.program, item.oracle.shown_examples())
-                flags.append("special_cases_visible" + (":literal_outputs" if literal else ""))
-            if not outcome.passed:
-                feedback = CANDIDATE_FAULTS.get(result.status, outcome.failure or "hidden tests failed")
-                if result.status == "protocol":
-                    flags.append("forged_output")
-                elif result.status in CANDIDATE_FAULTS:
-                    flags.append(result.status)  # machine-readable: timeout, crash, output_limit, load_error
-                if exited_early(result):
-                    flags.append("exit_forgery")
-                unreportable = [o.exception for o in result.outcomes if o is not None and not o.ok]
-                unreportable = [name for name in unreportable if name in UNREPORTABLE_RESULTS]
-                if unreportable:
-                    feedback = UNREPORTABLE_RESULTS[unreportable[0]]
-                    if any(name in OVERSIZED_RESULTS for name in unreportable):
-                        flags.append("oversized:result")
-                if self.visible_feedback and outcome.counterexample:
-                    feedback += f"; counterexample: {outcome.counterexample}"
-                if self.counterexample_db is not None and outcome.counterexample:
-                    record_counterexample(
-                        Path(self.counterexample_db), task.id, outcome.counterexample["input"]
-                    )
-
-        weights = self.weights
-        weak = self.weak_verifier and outcome is not None
-        if weak:  # the reward checks the visible examples only; `passed` stays the hidden tests'
-            weights = self.weak_weights
-            score = 0.0 if result.status == "protocol" else item.oracle.visible_score(result.outcomes)
+        outcome = oracle.judge(result.outcomes, visible=self.visible_feedback)
+        if result.status != "ok" and outcome.passed:  # never pass a run that did not finish cleanly
+            outcome.passed = False
+        tests = Component(1.0 if outcome.passed else outcome.agreement, 1.0)
+        visible_passed = oracle.visible_agreement(result.outcomes)
+        if visible_passed and not outcome.passed:  # fits what the prompt shows, fails what it hides
+            literal = literal_outputs_in_source(item.program, oracle.shown_examples())
+            flags.append("special_cases_visible" + (":literal_outputs" if literal else ""))
+        if not outcome.passed:
+            feedback, ended = failed_run(result, outcome.failure)
+            flags += ended
+            if exited_early(result):
+                flags.append("exit_forgery")
+            unreportable = [o.exception for o in result.outcomes if o is not None and not o.ok]
+            unreportable = [name for name in unreportable if name in UNREPORTABLE_RESULTS]
+            if unreportable:
+                feedback = UNREPORTABLE_RESULTS[unreportable[0]]
+                if any(name in OVERSIZED_RESULTS for name in unreportable):
+                    flags.append("oversized:result")
+            if outcome.count_text():
+                feedback += f" ({outcome.count_text()})"
+            # a held-out task never shows its inputs, whatever the pack's feedback option says
+            if self.visible_feedback and outcome.counterexample and task.split != "test":
+                feedback += f"; counterexample (the first failing input): {outcome.counterexample}"
+            if self.counterexample_db is not None and outcome.counterexample:
+                record_counterexample(Path(self.counterexample_db), task.id, outcome.counterexample["input"])
+        judgement = Judgement(tests, feedback, flags, visible_passed=visible_passed)
+        if (
+            self.weak_verifier
+        ):  # the reward checks the visible examples only; `passed` stays the hidden tests'
+            score = 0.0 if result.status == "protocol" else oracle.visible_score(result.outcomes)
             if score is None:
-                errors.append(
+                judgement.errors.append(
                     "verifier='visible' cannot grade this task: its prompt shows no example among its calls"
                 )
                 score = 0.0
-            components["tests"] = Component(score, 1.0, "the prompt's visible examples only")
-            components["perf"] = Component(0.0, 0.0, "not scored: verifier='visible'")
-            feedback = "" if score == 1.0 else CANDIDATE_FAULTS.get(result.status, "a visible example failed")
-            flags.append("verifier:visible")
-        if denied:  # say plainly what was refused (operation names only, nothing hidden)
-            feedback = "; ".join(part for part in (denial_feedback(denied), feedback) if part)
-        if outcome is not None and outcome.passed and not weak:
+            judgement.tests = Component(score, 1.0, "the prompt's visible examples only")
+            judgement.perf = Component(0.0, 0.0, "not scored: verifier='visible'")
+            judgement.feedback = (
+                "" if score == 1.0 else CANDIDATE_FAULTS.get(result.status, "a visible example failed")
+            )
+            judgement.flags.append("verifier:visible")
+            judgement.passed = outcome.passed  # the hidden tests' result, beside a reward they did not decide
+        elif outcome.passed:
             reference_counts = self._reference_counts.get(task.id)
             if reference_counts is None:
-                errors.append("perf layer failed: the reference could not be measured")
+                judgement.errors.append("perf layer failed: the reference could not be measured")
             else:
                 perf = self._perf(item, reference_counts, result)
-                components["perf"] = Component(perf.score, 1.0, perf.detail)
-
-        scores = {name: c.fraction for name, c in components.items()}
-        reward, failed = gated_reward(scores, weights, CODE_GATES)
-        passed = not failed and not result.sandbox_error
-        if weak:  # the hidden tests' result, recorded beside a reward they did not decide
-            passed = outcome is not None and outcome.passed
-        return Verdict(
-            task_id=task.id,
-            reward=reward,
-            passed=passed,
-            components=components,
-            gates=failed,
-            feedback=feedback,
-            timings=timings,
-            error="; ".join(errors) or None,
-            flags=flags,
-            fault="sandbox" if result.sandbox_error else None,
-            visible_passed=visible_passed,
-        )
+                judgement.perf = Component(perf.score, 1.0, perf.detail)
+        return judgement
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
         if self.type_checker is not None:
             self.type_checker.close()
-        close = getattr(self.sandbox, "close", None)
-        if close is not None and isinstance(self.options.sandbox, str):
-            close()
+        if self._owns_sandbox:
+            self.sandbox.close()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from rlvr.core.types import Task
-from rlvr.graders.code.properties.suite import PropertyConfig
+from rlvr.graders.code.oracle import OracleCache
+from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests
+from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, normalized_weights
 from rlvr.graders.options import GraderOptions
 
 
@@ -34,3 +36,22 @@ class CodeOptions(GraderOptions):
     extra_calls: Callable[[Task], Sequence[tuple[Any, ...]]] | None = None
     feedback: Literal["hidden", "visible"] = "hidden"
     verifier: Literal["hidden", "visible"] = "hidden"
+
+    def layer_weights(self, *, perf: bool = True) -> dict[str, float]:
+        """The four layers' weights: the family's defaults under the pack's and the caller's; the type
+        layer weighs nothing when `types` is off, perf nothing when `perf` is False."""
+        defaults = {**CODE_WEIGHTS, **({} if self.types else {"types": 0.0})}
+        return normalized_weights(
+            {**(self.weights or {}), **({} if perf else {"perf": 0.0})}, defaults, CODE_GATES
+        )
+
+    def oracle_cache(self) -> OracleCache:
+        """The task oracles, with the hidden tests `properties` asks for (inputs that caught a program
+        recorded in and replayed from `counterexample_db`, shared across languages: inputs are inputs)."""
+        generate: PropertyTests | None = None
+        if self.properties is not False:
+            config = self.properties if isinstance(self.properties, PropertyConfig) else PropertyConfig()
+            if self.counterexample_db is not None:
+                config = replace(config, counterexample_db=Path(self.counterexample_db))
+            generate = PropertyTests(config)
+        return OracleCache(extra_calls=self.extra_calls, generate=generate)

@@ -54,6 +54,12 @@ class TestOutcome:
     agreement: float  # fraction of calls on which the candidate agrees exactly with the reference
     failure: str = ""  # short, public: never contains hidden inputs unless visible mode asks for it
     counterexample: dict[str, Any] | None = None  # input/expected/actual of the first disagreement
+    failed: int = 0  # hidden calls the candidate got wrong (or never answered), of `total`
+    total: int = 0
+
+    def count_text(self) -> str:
+        """`3 of 40 hidden checks failed`, or "" when no call disagreed (a check replay failed)."""
+        return f"{self.failed} of {self.total} hidden checks failed" if self.failed else ""
 
 
 Comparator = Callable[[tuple[Any, ...], Any, Any], bool]
@@ -292,6 +298,7 @@ class CodeOracle:
             first_bad = len(outcomes)
         agreement = agree / len(self.calls)
         counterexample = self._counterexample(first_bad, outcomes) if first_bad is not None else None
+        counts = {"failed": len(bad) + missing, "total": len(self.calls)}
 
         type_failure = next(
             (
@@ -311,11 +318,15 @@ class CodeOracle:
         )
         if type_failure is not None:
             return TestOutcome(
-                False, agreement, "a result has the wrong type", self._counterexample(type_failure, outcomes)
+                False,
+                agreement,
+                "a result has the wrong type",
+                self._counterexample(type_failure, outcomes),
+                **counts,
             )
         if any(o is None for o in outcomes[: len(self.calls)]) or missing:
             return TestOutcome(
-                False, agreement, "the program stopped before answering every test", counterexample
+                False, agreement, "the program stopped before answering every test", counterexample, **counts
             )
 
         if self.check is not None:
@@ -327,10 +338,10 @@ class CodeOracle:
             )
             if passed and extra_ok:
                 return TestOutcome(True, 1.0 if agreement == 1.0 else agreement)
-            return TestOutcome(False, agreement, why or "hidden tests failed", counterexample)
+            return TestOutcome(False, agreement, why or "hidden tests failed", counterexample, **counts)
         if first_bad is None:
             return TestOutcome(True, 1.0)
-        return TestOutcome(False, agreement, "hidden tests failed", counterexample)
+        return TestOutcome(False, agreement, "hidden tests failed", counterexample, **counts)
 
     def _outcome_matches(self, expected: Expected, outcome: CallOutcome | None) -> bool:
         if outcome is None:

@@ -206,3 +206,18 @@ def growth_score(
         f"growth n^{k_cand:.2f} vs reference n^{k_ref:.2f}" + (" (asymptotically worse)" if worse else "")
     )
     return PerfResult(score, candidate[largest], reference[largest], detail, k_cand, k_ref, worse)
+
+
+def charge_load(
+    counts: list[int | None], load: int | None, reference_load: int | None, sizes: tuple[int, ...] = ()
+) -> list[int | None]:
+    """`counts` with the module's load-time work beyond the reference's added to the last call (the
+    largest input's, when `sizes` are given): answers tabulated while the module loads are work, not
+    free."""
+    counts = list(counts)
+    if not counts or type(load) is not int:
+        return counts
+    last = max(range(len(counts)), key=lambda i: (sizes[i], i)) if len(sizes) == len(counts) else -1
+    if type(counts[last]) is int:
+        counts[last] = int(counts[last] or 0) + max(0, load - int(reference_load or 0))
+    return counts

@@ -687,6 +687,32 @@ def _compare_ratios(candidate: str, reference: str) -> tuple[bool, str] | None:
         return None
 
 
+_LEADING_RELATION = re.compile(
+    r"^\s*(?:\\(?:neq?|not\s*=|leq?|geq?|leqq|geqq|leqslant|geqslant|lt|gt|ll|gg|lll|ggg|lesssim|gtrsim"
+    r"|nless|ngtr|nleq|ngeq|approx|sim|simeq|cong|equiv|propto|prec|succ|preceq|succeq|mid|nmid|in|notin"
+    r"|ni|subset|subseteq|supset|supseteq|to|rightarrow|implies|iff)(?![A-Za-z])"
+    r"|<=?|>=?|!=|=<|=>|≠|≤|≥|≪|≫|≈|∼|≃|≅|≡|∝|∈|∉|≲|≳|→|⇒)"
+)
+_ALTERNATIVE = re.compile(r"\\(?:mid|nmid)(?![A-Za-z])|∣")
+_BAR = re.compile(r"\\[lr]?vert(?![A-Za-z])|(?<!\\)\|")
+
+
+def _not_a_value(candidate: str, reference: str) -> str | None:
+    """Why a candidate is not the value the reference is, before any parsing: a leading relation with
+    no left-hand side (`\\neq 25`, `< 25`, `≠ 25`, `\\ll 25`: a claim about 25, not 25) or alternatives
+    (`25|26`, `25 \\mid 26`: two answers, or a divisibility statement), unless the
+    reference is written the same way."""
+    lead_c, lead_r = _LEADING_RELATION.match(candidate), _LEADING_RELATION.match(reference)
+    if lead_c and not (lead_r and lead_r.group(0).strip() == lead_c.group(0).strip()):
+        return "a leading relation is not a value"
+    if _ALTERNATIVE.search(candidate) and not _ALTERNATIVE.search(reference):
+        return "alternatives are not one value"
+    bars = len(_BAR.findall(candidate))
+    if bars % 2 and not _BAR.search(reference):
+        return "alternatives are not one value"
+    return None
+
+
 def _compare_relations(candidate: str, reference: str) -> tuple[bool, str] | None:
     """An answer stated as a relation the reference does not have (`26 \\sim 25`, `x \\approx 3`) fails:
     only `name = value` is read as its value."""
@@ -811,6 +837,9 @@ def equivalent(
         return True, "identical"
     if _value_words(candidate) - _value_words(reference):
         return False, "words that change the value (" + ", ".join(sorted(_value_words(candidate))) + ")"
+    why_not = _not_a_value(c, r) or _not_a_value(candidate.strip(), reference.strip())
+    if why_not is not None:
+        return False, why_not
     r = _reference_value(r, c)
     c = _decimal_comma(c, r)
     for rule in (_compare_times, _compare_ratios, _compare_relations):
@@ -837,6 +866,16 @@ def equivalent(
 
 
 _SEARCH_CONFIG = [LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig()]
+
+
+def of_answer_kind(candidate: str, reference: str) -> bool:
+    """Whether `candidate` is an answer of the reference's kind, which format credit needs: any text for a
+    text or multiple-choice reference, anything but plain words for a mathematical one (`hello world`
+    parses as a product of letters, but it states no math)."""
+    c, r = normalise(candidate), normalise(reference)
+    if _is_text_answer(r) or _CHOICE.match(r):
+        return bool(c)
+    return bool(c) and not _is_text_answer(c)
 
 
 def extract_stated_answer(text: str) -> str | None:

@@ -1,7 +1,8 @@
 """Math grader: extract the final answer, then check it against the task's answer in the sympy worker.
 
-Layers: `format` (an answer was stated: boxes, an answer line, a bare answer, or an answer math-verify's
-extraction finds in the prose; a hard gate) and `answer` (equivalent to the reference; a hard gate).
+Layers: `format` (an answer of the task's kind was stated: boxes, an answer line, a bare answer, or an
+answer math-verify's extraction finds in the prose; plain words such as `hello world` are no answer to a
+mathematical reference and earn no format credit; a hard gate) and `answer` (equivalent to the reference; a hard gate).
 Default weights format 0.1, answer 0.9, so a correct answer (1.0) always beats a well-formatted wrong one
 (0.1), which beats no answer (0.0).
 
@@ -79,6 +80,7 @@ class Comparison:
     equal: bool
     rule: str
     flags: tuple[str, ...] = ()
+    of_kind: bool = True  # the answer is of the reference's kind (format credit needs it)
 
 
 class MathGrader(Grader):
@@ -163,6 +165,18 @@ class MathGrader(Grader):
         equal = comparison.equal
         shown = found.answer if len(found.answer) <= 200 else found.answer[:200] + "..."
         stated = f"the answer `{shown}` (from {found.source.replace('_', ' ')})"
+        if not comparison.of_kind:
+            return Verdict(
+                task_id=task.id,
+                components={
+                    "format": Component(0.0, self.weights["format"], "not an answer of the task's kind"),
+                    "answer": Component(0.0, self.weights["answer"], comparison.rule),
+                },
+                gates=["format", "answer"],
+                feedback=f"Not an answer: {stated} is words, and the task asks for a mathematical answer.",
+                timings={"grade": time.perf_counter() - started},
+                flags=flags,
+            )
         feedback = (
             f"Correct: {stated} equals the expected answer (rule: {comparison.rule})."
             if equal
@@ -214,7 +228,10 @@ class MathGrader(Grader):
             }
             rule = ""
         reply = self._call(request)
-        return Comparison(bool(reply["equal"]), rule or str(reply.get("how", "")))
+        equal = bool(reply["equal"])
+        return Comparison(
+            equal, rule or str(reply.get("how", "")), of_kind=equal or bool(reply.get("of_kind", True))
+        )
 
     def _prepare_scorer(self, scorer: dict[str, Any]) -> None:
         """Build the generator's dataset in the worker with the start-up budget: its cost is the machinery's,

@@ -192,15 +192,21 @@ def _handle(request: dict[str, Any]) -> dict[str, Any]:
     if isinstance(op, str) and op in _HANDLERS:
         return {"ok": True, **_HANDLERS[op](request)}
     if op == "equiv":
-        from rlvr.graders.math.equiv import equivalent
+        from rlvr.graders.math.equiv import equivalent, of_answer_kind
         from rlvr.specs.math_settings import MathSettings
 
         values = dict(request.get("settings") or {})
         if request.get("tolerance") is not None:
             values.setdefault("tolerance", request["tolerance"])
         settings = MathSettings.from_mapping(values)
-        equal, how = equivalent(str(request["candidate"]), str(request["reference"]), settings)
-        return {"ok": True, "equal": equal, "how": how}
+        candidate, reference = str(request["candidate"]), str(request["reference"])
+        equal, how = equivalent(candidate, reference, settings)
+        return {
+            "ok": True,
+            "equal": equal,
+            "how": how,
+            "of_kind": equal or of_answer_kind(candidate, reference),
+        }
     if op == "extract":
         from rlvr.graders.math.equiv import extract_stated_answer
 

@@ -215,13 +215,6 @@ def implies(chain: str | None, goal: str) -> bool:
     return chain == goal
 
 
-def parse_goal(goal: str, assumptions: dict[str, dict[str, bool]]) -> tuple[Any, str, Any]:
-    parts = _GOAL_SPLIT.split(goal)
-    if len(parts) != 3:
-        raise ProofSyntaxError("the goal must be `left RELATION right` with one relation")
-    return parse_math(parts[0], assumptions), RELATIONS[parts[1]], parse_math(parts[2], assumptions)
-
-
 def split_lines(text: str) -> list[str]:
     lines = [line.split("#", 1)[0].rstrip() for line in text.splitlines()]
     return [line for line in lines if line.strip()]

@@ -329,8 +329,8 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "name": "read_file",
         "parameters": {
             "path": "file",
-            "start": "first line, from 1 (optional)",
-            "end": "last line, inclusive (optional)",
+            "start": "int (optional): first line, from 1",
+            "end": "int (optional): last line, inclusive",
         },
     },
     {

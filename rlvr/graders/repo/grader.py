@@ -47,11 +47,11 @@ from rlvr.graders.repo.checks import (
 )
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
-from rlvr.graders.repo.runner import build_sandbox, ops_job, perf_ops, run_ops, same_value
+from rlvr.graders.repo.runner import ops_job, perf_ops, run_ops, same_value
 from rlvr.graders.repo.type_rules import charged_report, introduced_evasions, reference_kinds
 from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
-from rlvr.sandbox import ExecResult, WorkerPool
+from rlvr.sandbox import ExecResult, WorkerPool, build_sandbox
 from rlvr.specs.repo_domains import domain_scenarios
 
 REPO_WEIGHTS: dict[str, float] = {

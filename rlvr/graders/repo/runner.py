@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from rlvr.sandbox import ExecResult, Job, WorkerPool, make_sandbox
+from rlvr.sandbox import ExecResult, Job, WorkerPool
 
 DRIVER_SOURCE = (Path(__file__).parent / "child_driver.py").read_text()
 DRIVER_ENTRY = "repo_driver"
@@ -35,13 +35,6 @@ def perf_ops(scenarios: list[dict[str, Any]]) -> list[tuple[str, Any]]:
         for scenario in scenarios
         for op in (("prepare", scenario), ("measure", scenario), ("collect", None))
     ]
-
-
-def build_sandbox(kind: Any, jobs: int | None, runtime: str | None) -> tuple[WorkerPool, bool]:
-    """(sandbox, owned): a built sandbox object is used as is and not closed by us."""
-    if isinstance(kind, WorkerPool):
-        return kind, False
-    return make_sandbox(str(kind), workers=jobs, runtime=runtime), True
 
 
 def same_value(expected: Any, actual: Any) -> bool:

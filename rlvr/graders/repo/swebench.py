@@ -13,9 +13,10 @@ Grading a candidate patch (a unified diff, or whole-file blocks):
 2. the patch is parsed and applied to the files it names, as text, never following a symlink; a patch
    that does not apply fails the `patch` gate;
 3. a patch touching a protected path — tests/, conftest.py, test_*.py / *_test.py anywhere, every file
-   named by a test id or touched by `test_patch`, and root-level modules the run would import in place
-   of pytest, its dependencies or its plugin (see TEST_PATTERNS) — fails with `protected_path_edit` and
-   `test_tamper`, without running anything;
+   named by a test id or touched by `test_patch`, root-level modules the run would import in place
+   of pytest, its dependencies or its plugin, and every file pytest reads configuration from (see
+   TEST_PATTERNS and pytest_config.py) — fails with `protected_path_edit` and `test_tamper`, without
+   running anything;
 4. `test_patch` is applied, then pytest runs on the test files of the ids in a one-shot container
    (`rlvr.sandbox.docker_backend.run_once`: no network, read-only root and repository, only a local
    image, nothing downloaded) with a small reporting plugin; the verdict passes when every
@@ -47,6 +48,12 @@ from typing import Any
 from rlvr.core.jsonl import json_lines
 from rlvr.core.types import Component, Verdict
 from rlvr.graders.repo.patch import PatchError, apply_completion, parse_file_blocks, parse_unified_diff
+from rlvr.graders.repo.pytest_config import (
+    PROTECTED_PATTERNS,
+    changed_configuration,
+    is_shared_config,
+    pytest_view,
+)
 from rlvr.graders.repo.workspace import Workspace, WorkspaceError
 from rlvr.specs.repo_paths import DEFAULT_PROTECTED, is_protected
 
@@ -75,7 +82,10 @@ TEST_PATTERNS: tuple[str, ...] = (
     "rlvr_swe_report.py",
     "sitecustomize.py",
     "usercustomize.py",
-    "pytest.ini",
+    # every file pytest reads its configuration from (`addopts = -p plugin` loads code before the
+    # report): pytest's own files anywhere; pyproject.toml / tox.ini / setup.cfg may change, but not
+    # what pytest reads from them (checked after the patch is applied, see pytest_config.py)
+    *PROTECTED_PATTERNS,
 )
 REPORT_TAG = "RLVR-SWE-REPORT"
 PLUGIN_MODULE = "rlvr_swe_report"
@@ -347,16 +357,21 @@ class SweBenchRunner:
         protected = self._protected(instance)
         tampered = [p for p in touched if is_protected(p, protected)]
         if tampered:
-            components["patch"] = Component(0.0, 1.0, "edits tests: " + ", ".join(tampered[:5]))
-            return Verdict(
-                task_id=instance.instance_id,
-                reward=0.0,
-                components=components,
-                gates=["patch"],
-                feedback=f"the patch edits test files ({', '.join(tampered[:5])}); tests are read-only",
-                flags=["protected_path_edit", "test_tamper"],
-            )
+            return self._tampered(instance, components, tampered)
         return None
+
+    def _tampered(
+        self, instance: SweInstance, components: dict[str, Component], paths: list[str], what: str = ""
+    ) -> Verdict:
+        components["patch"] = Component(0.0, 1.0, "edits tests: " + what + ", ".join(paths[:5]))
+        return Verdict(
+            task_id=instance.instance_id,
+            reward=0.0,
+            components=components,
+            gates=["patch"],
+            feedback=f"the patch edits test files ({what}{', '.join(paths[:5])}); tests are read-only",
+            flags=["protected_path_edit", "test_tamper"],
+        )
 
     def grade(self, instance: SweInstance, patch: str) -> Verdict:
         started = time.perf_counter()
@@ -375,10 +390,14 @@ class SweBenchRunner:
                 return Verdict.failure(
                     instance.instance_id, f"cannot export the base commit: {exc}", fault="task"
                 )
+            configs = {path: pytest_view(tree, path) for path in touched if is_shared_config(path)}
             try:
                 apply_to_tree(tree, patch)
             except (PatchError, WorkspaceError, OSError) as exc:
                 return self._patch_failure(instance, components, str(exc))
+            reconfigured = changed_configuration(configs, tree)
+            if reconfigured:
+                return self._tampered(instance, components, reconfigured, "pytest's configuration in ")
             components["patch"] = Component(1.0, 1.0, f"{len(touched)} file(s) changed")
             if instance.test_patch:
                 try:

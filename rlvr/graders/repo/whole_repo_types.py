@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import threading
 from collections import Counter, OrderedDict
@@ -29,14 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlvr.graders.code.syntax import neutralize_comments
-from rlvr.graders.code.typecheck.bundle import (
-    PyrightBundle,
-    kill_group,
-    make_empty_venv,
-    node_command,
-    node_env,
-    pyright_config,
-)
+from rlvr.graders.code.typecheck.bundle import PyrightBundle, make_empty_venv, pyright_config
+from rlvr.graders.code.typecheck.cli import CliRunner
 from rlvr.graders.code.typecheck.run import RunFailure
 from rlvr.graders.repo.types_server import CONFIG_NAME, RepoDiagnostic, RepoServerEngine
 
@@ -112,7 +105,7 @@ class RepoTypeChecker:
         self._config = pyright_config(self._home) | {"stubPath": str(self._home / NO_STUBS)}
         self._cache: OrderedDict[str, RepoTypeReport] = OrderedDict()
         self._lock = threading.Lock()
-        self._running: set[subprocess.Popen[bytes]] = set()
+        self._cli = CliRunner(self.bundle)
         self._owner = os.getpid()
         self._server = (
             RepoServerEngine(self.bundle, self._config, self._home, timeout) if engine == "server" else None
@@ -172,40 +165,22 @@ class RepoTypeChecker:
                     return RepoTypeReport(failure=f"path escapes the repository: {path}")
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8", errors="replace")
-            (root / "pyrightconfig.json").write_text(json.dumps(self._config))
-            command = node_command(
-                self.bundle, self.bundle.script, "--outputjson", "--project", str(root / "pyrightconfig.json")
-            )
-            try:
-                process = subprocess.Popen(
-                    command,
-                    cwd=root,
-                    env=node_env(self._home, self.bundle),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    start_new_session=True,
-                )
-            except OSError as exc:
-                return RepoTypeReport(failure=f"could not start pyright: {exc}")
-            with self._lock:
-                self._running.add(process)
-            try:
-                stdout, _ = process.communicate(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                kill_group(process)
-                process.communicate()
-                return RepoTypeReport(failure="timeout")
-            finally:
-                with self._lock:
-                    self._running.discard(process)
-            return _parse(stdout, root, process.returncode)
+            (root / CONFIG_NAME).write_text(json.dumps(self._config))
+            items = self._cli.check(root, self._home, self.timeout)
+            if isinstance(items, RunFailure):
+                return RepoTypeReport(failure="timeout" if items.timed_out else items.reason)
+            errors = []
+            for file, (line, severity, message) in items:
+                try:
+                    path = file.resolve().relative_to(root).as_posix()
+                except ValueError:
+                    continue
+                if severity == "error":
+                    errors.append((path, line, message))
+            return _report(errors)
 
     def close(self) -> None:
-        with self._lock:
-            running = list(self._running)
-        for process in running:
-            kill_group(process)
+        self._cli.close()
         if self._server is not None:
             self._server.close()
         if os.getpid() == self._owner:
@@ -224,27 +199,3 @@ def _report(diagnostics: list[RepoDiagnostic]) -> RepoTypeReport:
 
 def _first_line(message: str) -> str:
     return message.strip().splitlines()[0][:200] if message.strip() else ""
-
-
-def _parse(stdout: bytes, root: Path, returncode: int) -> RepoTypeReport:
-    try:
-        payload = json.loads(stdout)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return RepoTypeReport(failure=f"pyright exited {returncode} without JSON output")
-    diagnostics = payload.get("generalDiagnostics") if isinstance(payload, dict) else None
-    if returncode not in (0, 1) or not isinstance(diagnostics, list):
-        return RepoTypeReport(failure=f"pyright exited {returncode}")
-    report = RepoTypeReport()
-    for item in diagnostics:
-        if not isinstance(item, dict) or item.get("severity") != "error":
-            continue
-        try:
-            path = Path(str(item.get("file", ""))).resolve().relative_to(root).as_posix()
-        except ValueError:
-            continue
-        key = (path, _first_line(str(item.get("message", ""))))
-        line = int(item.get("range", {}).get("start", {}).get("line", 0)) + 1
-        report.errors[key] += 1
-        report.lines.setdefault(key, line)
-        report.where.setdefault(key, []).append(line)
-    return report

@@ -18,7 +18,9 @@ equal the reference's database after its statements, and a write to a table outs
 
 Components: `executes` (ran without error on the visible database), `visible` (right result there) and
 `hidden` (fraction of hidden variants right). Passing = right everywhere, reward 1.0; otherwise the reward is
-half the fraction of databases right (< 0.5), so no failing candidate ever reaches a passing one.
+half the fraction of databases right (< 0.5), so no failing candidate ever reaches a passing one. Only
+*informative* databases count towards that fraction: one where the right answer is no rows (a query) or no
+change (DML) is matched by an answer that does nothing, so matching it earns nothing.
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ class PreparedTask:
     ordered: bool
     checks: list[str]
     writable: frozenset[str]
+    # per database: does the right answer differ from doing nothing (some rows; a changed state)?
+    informative: list[bool]
 
 
 def _tables(database: bytes) -> list[str]:
@@ -127,11 +131,17 @@ def prepare(task: Task) -> PreparedTask:
     tables = _tables(databases[0])
     checks = [f'SELECT * FROM "{name}"' for name in tables] + list(hidden.get("check") or [])
     writable = frozenset(hidden.get("writable") or written_tables(reference, tables))
+    ordered = bool(hidden.get("ordered", False))
     if kind == "query":
         expected = [run_trusted(db, reference) for db in databases]
+        informative = [bool(result.rows) for result in expected]
     else:
         expected = [_state(run_script(db, reference, writable), checks) for db in databases]
-    return PreparedTask(databases, expected, kind, bool(hidden.get("ordered", False)), checks, writable)
+        informative = [
+            not results_match(_state(db, checks), result, ordered=True)[0]
+            for db, result in zip(databases, expected, strict=True)
+        ]
+    return PreparedTask(databases, expected, kind, ordered, checks, writable, informative)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -196,9 +206,10 @@ class SQLGrader(Grader):
         visible, hidden = matches[0], matches[1:]
         hidden_fraction = sum(hidden) / len(hidden) if hidden else float(visible)
         passed = all(matches)
+        counted = [same for same, informs in zip(matches, prepared.informative, strict=True) if informs]
         return Verdict(
             task_id=task.id,
-            reward=1.0 if passed else 0.5 * sum(matches) / len(matches),
+            reward=1.0 if passed else 0.5 * sum(counted) / max(1, len(counted)),
             passed=passed,
             components={
                 "executes": Component(1.0, 1.0),

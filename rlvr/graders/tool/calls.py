@@ -151,10 +151,19 @@ def _from_json(value: Any) -> Turn:
     return Turn(calls=[_one_call(raw, i) for i, raw in enumerate(raw_calls)])
 
 
-def parse_turn(text: str) -> Turn:
-    """A Turn; malformed input gives `Turn(error=...)`, never an exception."""
+def parse_turn(text: Any) -> Turn:
+    """A Turn; malformed input gives `Turn(error=...)`, never an exception. `text` is the turn's text, or
+    the same turn as JSON data (an assistant message or a list of calls, as a trainer may hand it over);
+    data is checked for depth before anything walks or prints it."""
+    if isinstance(text, dict | list):
+        if nesting_depth(text) > MAX_NESTING:
+            return Turn(error=f"JSON nested deeper than {MAX_NESTING} levels", limit="nesting")
+        try:
+            text = json.dumps(text, allow_nan=False)
+        except (TypeError, ValueError):
+            return Turn(error="a turn given as data must be JSON data (objects, arrays, strings, numbers)")
     if not isinstance(text, str):
-        return Turn(error="a turn must be text")
+        return Turn(error="a turn must be text or a JSON object")
     if len(text) > MAX_TURN_CHARS:
         return Turn(error=f"turn longer than {MAX_TURN_CHARS} characters", limit="turn_size")
     fenced = _JSON_FENCE.findall(text)

@@ -1,8 +1,10 @@
 """One tool-use episode: a simulated world, a permission policy, the agent's turns, and the final verdict.
 
-Task hidden spec: `world` (files | ledger | calendar | inventory), `state` (its initial state), `goal`
+Task hidden spec: `world` (files | ledger | calendar | inventory, or a world of the pack's own with
+`world_module`, the path of its module: rlvr/specs/tool_worlds.py), `state` (its initial state), `goal`
 (`state`: a subset the final world state must contain; `absent`: key paths that must not exist; `answer`:
-the expected final answer, optional), `policy` (`forbidden_tools`, `read_only`: glob patterns of resources no
+the expected final answer, optional; it passes only after at least one tool call ran, unless the task sets
+`answer_needs_world: false`, flag `answer_without_tool_use` otherwise), `policy` (`forbidden_tools`, `read_only`: glob patterns of resources no
 write may touch, `budget`: most tool calls allowed), `optimal_calls` (length of a shortest solution),
 `max_turns`, `reference` (a solution: a list of turns, each a list of `{"name", "arguments"}` calls or the
 final answer, or a transcript string), `expected_state` (the whole world state the reference leaves;
@@ -38,7 +40,7 @@ from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.compose import normalized_weights
 from rlvr.graders.tool.calls import ToolCall, parse_turn, split_transcript
 from rlvr.graders.tool.state_diff import Path, StateDiff, classify, frame_violations, leaves, strip_allowed
-from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, WORLDS, ToolError, World, replay_calls
+from rlvr.specs.tool_worlds import DEFAULT_MAX_TURNS, ToolError, World, replay_calls, task_world
 
 DEFAULT_WEIGHTS = {"goal": 0.8, "efficiency": 0.2}
 MAX_RESULT_CHARS = 4000
@@ -58,6 +60,21 @@ def subset_matches(expected: Any, actual: Any) -> bool:
     if isinstance(expected, int | float) and isinstance(actual, int | float):
         return math.isclose(expected, actual, rel_tol=1e-9, abs_tol=1e-9)
     return expected == actual
+
+
+def _holds_unsafe_number(value: Any) -> bool:
+    """A number beyond MAX_NUMBER or not finite anywhere in an argument (lists and objects of a pack
+    world's tools included; their nesting is bounded by the turn parser)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, int | float) and not isinstance(item, bool) and not abs(item) <= MAX_NUMBER:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _exists(state: Any, path: list[Any]) -> bool:
@@ -92,7 +109,7 @@ def expected_final_state(hidden: dict[str, Any], initial: dict[str, Any]) -> dic
     if isinstance(hidden.get("expected_state"), dict):
         return hidden["expected_state"]
     calls = reference_calls(hidden.get("reference"))
-    return None if calls is None else replay_calls(hidden["world"], initial, calls)
+    return None if calls is None else replay_calls(task_world(hidden), initial, calls)
 
 
 def goal_paths(goal: dict[str, Any]) -> list[list[str]]:
@@ -169,21 +186,26 @@ class ToolEpisode:
     def __init__(self, task: Task, weights: dict[str, float] | None = None) -> None:
         hidden = task.hidden
         self.task = task
-        world_class = WORLDS[hidden["world"]]
+        world_class = task_world(hidden)
         self.world: World = world_class(hidden.get("state"))
         self.initial_state = copy.deepcopy(self.world.state)
         self.expected_state = expected_final_state(hidden, self.initial_state)
-        self.allowed_changes = [list(path) for path in hidden.get("allowed_changes") or []]
+        self.allowed_changes = [list(path) for path in hidden.get("allowed_changes") or []] + [
+            list(path) for path in world_class.allowed_changes
+        ]
         self.tools = world_class.tools()
         self.validators = {
             name: Draft202012Validator(spec.schema["function"]["parameters"])
             for name, spec in self.tools.items()
         }
-        policy = hidden.get("policy") or {}
+        policy = {**world_class.default_policy, **(hidden.get("policy") or {})}
         self.forbidden = set(policy.get("forbidden_tools") or [])
         self.read_only = list(policy.get("read_only") or [])
         self.budget: int | None = policy.get("budget")
         self.goal = hidden.get("goal") or {}
+        # an answer read from the world must come from a tool call, unless the task says it needs none
+        self.answer_needs_world = bool(hidden.get("answer_needs_world", True))
+        self.tool_exceptions = 0
         self.optimal_calls = max(1, int(hidden.get("optimal_calls", 1)))
         self.max_turns = int(hidden.get("max_turns", DEFAULT_MAX_TURNS))
         self.weights = normalized_weights(weights, DEFAULT_WEIGHTS, ("goal",))
@@ -197,8 +219,9 @@ class ToolEpisode:
 
     # ------------------------------------------------------------ turns
 
-    def act(self, text: str) -> str:
-        """Apply one agent turn; returns the observation (tool results or an error message) as text."""
+    def act(self, text: Any) -> str:
+        """Apply one agent turn (text, or the same turn as JSON data); returns the observation (tool
+        results or an error message) as text."""
         if self.done:
             return json.dumps({"error": "the episode is over"})
         self.turns += 1
@@ -226,11 +249,7 @@ class ToolEpisode:
         problems = sorted(self.validators[call.name].iter_errors(call.arguments), key=str)
         if problems:
             return reply | {"content": json.dumps({"error": f"bad arguments: {problems[0].message[:200]}"})}
-        unsafe = [
-            key
-            for key, value in call.arguments.items()
-            if isinstance(value, int | float) and not isinstance(value, bool) and not abs(value) <= MAX_NUMBER
-        ]
+        unsafe = [key for key, value in call.arguments.items() if _holds_unsafe_number(value)]
         if unsafe:
             problem = f"{unsafe[0]} must be a finite number of magnitude at most {MAX_NUMBER}"
             return reply | {"content": json.dumps({"error": f"bad arguments: {problem}"})}
@@ -239,11 +258,18 @@ class ToolEpisode:
             self.violations.append(refusal)
             return reply | {"content": json.dumps({"error": f"permission denied: {refusal}"})}
         self.calls_made += 1
+        before = copy.deepcopy(self.world.state)
         try:
             result: Any = {"result": self.world.call(call.name, call.arguments)}
-        except ToolError as exc:
-            result = {"error": str(exc)}
-        return reply | {"content": json.dumps(result, ensure_ascii=False)[:MAX_RESULT_CHARS]}
+            content = json.dumps(result, ensure_ascii=False)
+        except ToolError as exc:  # a refused request changes nothing
+            self.world.state = before
+            content = json.dumps({"error": str(exc)}, ensure_ascii=False)
+        except Exception as exc:  # a pack's own world failing on these arguments: refused, flagged
+            self.world.state = before
+            self.tool_exceptions += 1
+            content = json.dumps({"error": f"the tool failed ({type(exc).__name__}); nothing changed"})
+        return reply | {"content": content[:MAX_RESULT_CHARS]}
 
     def _policy_refusal(self, call: ToolCall, kind: str, resources: tuple[str, ...]) -> str | None:
         if call.name in self.forbidden:
@@ -283,6 +309,8 @@ class ToolEpisode:
         no_side_effects = not diff.side_effects
         answer_needed = "answer" in self.goal
         answer_ok = not answer_needed or answers_match(self.goal["answer"], self.final_answer)
+        unasked = answer_needed and answer_ok and self.answer_needs_world and self.calls_made == 0
+        answer_ok = answer_ok and not unasked
         clean = not self.violations
         passed = goal and no_side_effects and answer_ok and clean
         efficiency = min(1.0, self.optimal_calls / max(1, self.calls_made)) if passed else 0.0
@@ -301,7 +329,9 @@ class ToolEpisode:
             feedback.append("the goal state was not reached")
         if not no_side_effects:
             feedback.append("changes the task did not ask for: " + StateDiff.describe(diff.side_effects))
-        if not answer_ok:
+        if unasked:
+            feedback.append("the final answer was given without asking the world (no tool call ran)")
+        elif not answer_ok:
             feedback.append("no final answer" if self.final_answer is None else "the final answer is wrong")
         if self.violations:
             feedback.append("policy violated: " + "; ".join(self.violations[:3]))
@@ -323,5 +353,7 @@ class ToolEpisode:
             flags=["malformed_turns"] * bool(self.malformed_turns)
             + ["policy_violation"] * bool(self.violations)
             + ["unauthorized_side_effect"] * (not no_side_effects)
-            + [f"oversized:{name}" for name in sorted(self.limits_hit)],
+            + [f"oversized:{name}" for name in sorted(self.limits_hit)]
+            + ["answer_without_tool_use"] * unasked
+            + ["tool_exception"] * bool(self.tool_exceptions),
         )

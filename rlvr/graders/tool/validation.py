@@ -11,12 +11,13 @@ from rlvr.core.pack import PUBLIC_FIELDS
 from rlvr.core.types import Task
 from rlvr.graders.tool.episode import ToolEpisode
 from rlvr.graders.tool.grader import split_transcript
+from rlvr.graders.tool.prove import reference_transcript
 
 
 def reference_problems(line: dict[str, Any]) -> list[tuple[str, str]]:
     """A (field, message) problem unless the line's `reference` (when it has one) solves its task."""
-    reference = line.get("reference")
-    if not isinstance(reference, str):
+    reference = reference_transcript(line.get("reference"))  # a list of turns or a transcript string
+    if reference is None:
         return []
     hidden = {k: v for k, v in line.items() if k not in PUBLIC_FIELDS}
     episode = ToolEpisode(Task(id=str(line.get("id")), prompt="", family="tool", hidden=hidden))

@@ -3,7 +3,9 @@
 Modes: `exact` (byte-for-byte text), `lines` (trailing spaces and trailing blank lines ignored),
 `tokens` (whitespace-separated tokens; the usual judge default), `float` (tokens, numbers within a
 tolerance, absolute or relative), `judge` (a checker the pack supplies, run here). Call-based
-outputs compare as JSON-like data (tuples as lists; APPS wraps a single expected value in a list).
+outputs compare as JSON-like data (tuples as lists; APPS wraps a single expected value in a list)
+under the code family's agreement (`agreement.agrees`), with the judge's tolerance as its number
+rule. Every comparison is total: any output or value gives True or False.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from rlvr.graders.code.agreement import ANY, NumberRule, agrees, numbers_agree
 from rlvr.specs.programs import ProgramSpec, ProgramSpecError
 
 JudgeFn = Callable[[str, str, str], bool]
@@ -39,16 +42,16 @@ def load_judge(source: str) -> JudgeFn:
     return checked
 
 
-def _numbers_agree(expected: str, got: str, tolerance: float) -> bool:
+def _tokens_agree(expected: str, got: str, rule: NumberRule) -> bool:
     if expected == got:
         return True
     try:
         a, b = float(expected), float(got)
     except ValueError:
         return False
-    if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
-        return False
-    return abs(a - b) <= tolerance or abs(a - b) <= tolerance * abs(a)
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False  # a judge reads "nan" and "inf" as text: only the same text agrees
+    return numbers_agree(a, b, rule)
 
 
 def text_matches(spec: ProgramSpec, stdin: str, expected: str, output: str, judge: JudgeFn | None) -> bool:
@@ -61,8 +64,9 @@ def text_matches(spec: ProgramSpec, stdin: str, expected: str, output: str, judg
         return output.split() == expected.split()
     if spec.compare == "float":
         want, got = expected.split(), output.split()
+        rule = NumberRule.judge(spec.tolerance)
         return len(want) == len(got) and all(
-            _numbers_agree(a, b, spec.tolerance) for a, b in zip(want, got, strict=True)
+            _tokens_agree(a, b, rule) for a, b in zip(want, got, strict=True)
         )
     assert judge is not None
     try:
@@ -83,30 +87,13 @@ def _as_data(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def _data_equal(expected: Any, got: Any, tolerance: float) -> bool:
-    if isinstance(expected, bool) or isinstance(got, bool):
-        return type(expected) is type(got) and expected == got
-    if isinstance(expected, int | float) and isinstance(got, int | float):
-        if tolerance > 0:
-            return _numbers_agree(repr(float(expected)), repr(float(got)), tolerance)
-        return expected == got
-    if isinstance(expected, list) and isinstance(got, list):
-        return len(expected) == len(got) and all(
-            _data_equal(a, b, tolerance) for a, b in zip(expected, got, strict=True)
-        )
-    if isinstance(expected, dict) and isinstance(got, dict):
-        return expected.keys() == got.keys() and all(
-            _data_equal(expected[k], got[k], tolerance) for k in expected
-        )
-    return type(expected) is type(got) and expected == got
-
-
 def value_matches(spec: ProgramSpec, expected: Any, got: Any) -> bool:
     try:
         want, have = _as_data(expected), _as_data(got)
     except ValueError:
         return False
-    if _data_equal(want, have, spec.tolerance):
+    rule = NumberRule.judge(spec.tolerance)
+    if agrees(ANY, want, have, rule):
         return True
     # APPS stores a call-based answer wrapped in a one-element list
-    return isinstance(want, list) and len(want) == 1 and _data_equal(want[0], have, spec.tolerance)
+    return isinstance(want, list) and len(want) == 1 and agrees(ANY, want[0], have, rule)

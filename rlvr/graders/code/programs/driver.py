@@ -1,12 +1,18 @@
 """The source the sandbox runs for a program task: a small driver with the candidate's program
 embedded as a string literal (so none of the program runs when the module loads).
 
-One sandbox call runs the program once on one test: `_rlvr_run_program(stdin_text, max_bytes)`
-executes the program as `__main__` in fresh globals with stdin, stdout and stderr replaced by
-in-memory files, and answers plain data: `[stdout, exit_code, exception_name, stderr_bytes,
-truncated]`. `open(0)`/`open(1)`, `exit()`/`quit()` and `sys.stdin.buffer` work as in a judge. A
+One sandbox job runs the program once on one test, in a fresh fork of the zygote (so nothing the
+program leaves behind — a module attribute, `sys.modules`, `builtins` — reaches the next test):
+`_rlvr_run_program(stdin_text, max_bytes)` executes the program as `__main__` in fresh globals with
+stdin, stdout and stderr replaced by in-memory files, and answers plain data: `[stdout, exit_code,
+exception_name, stderr_bytes, truncated]`. `open(0)`/`open(1)`, `exit()`/`quit()`, `os._exit(n)` and
+`sys.stdin.buffer` work as in a judge; stderr is counted and discarded (it never fails a test). A
 call-based test (`_rlvr_call_program(name, args, max_bytes)`) executes the program and calls its
 function `name` (or the method of a LeetCode-style `Solution` class).
+
+`max_bytes` is the public per-test stdout limit (the same for every test of every task): the
+program may learn it, since it says nothing about the expected output. The sandbox caps the size of
+what the child reports from outside its process as well.
 
 Nothing here decides a verdict: the output goes back as data and the trusted process compares it
 with the expected output, which never enters the sandbox.
@@ -23,6 +29,10 @@ class _RlvrOutputLimit(Exception):
     pass
 
 
+class _RlvrExit(BaseException):
+    pass
+
+
 def _rlvr_streams(stdin_text, max_bytes):
     import io
 
@@ -32,15 +42,26 @@ def _rlvr_streams(stdin_text, max_bytes):
                 raise _RlvrOutputLimit()
             return super().write(data)
 
+    class Counted(io.RawIOBase):
+        written = 0
+
+        def writable(self):
+            return True
+
+        def write(self, data):
+            Counted.written += len(data)
+            return len(data)
+
     stdin = io.TextIOWrapper(io.BytesIO(stdin_text.encode("utf-8", "surrogatepass")), encoding="utf-8")
-    out_bytes, err_bytes = Bounded(), Bounded()
+    out_bytes, err_bytes = Bounded(), Counted()
     stdout = io.TextIOWrapper(out_bytes, encoding="utf-8", errors="replace", write_through=True)
     stderr = io.TextIOWrapper(err_bytes, encoding="utf-8", errors="replace", write_through=True)
-    return stdin, stdout, stderr, out_bytes, err_bytes
+    return stdin, stdout, stderr, out_bytes, Counted
 
 
 def _rlvr_execute(stdin_text, max_bytes, call=None, args=()):
     import builtins
+    import os
     import sys
 
     stdin, stdout, stderr, out_bytes, err_bytes = _rlvr_streams(stdin_text, max_bytes)
@@ -56,11 +77,18 @@ def _rlvr_execute(stdin_text, max_bytes, call=None, args=()):
     def judge_exit(code=None):
         raise SystemExit(code)
 
+    def fast_exit(code):
+        # os._exit ends a judged process with what it wrote so far: the same here (the child ends
+        # right after this test in any case)
+        raise _RlvrExit(code)
+
     names = dict(vars(builtins))
     names.update(open=judge_open, exit=judge_exit, quit=judge_exit)
     program_globals = {"__name__": "__main__" if call is None else "__candidate__", "__builtins__": names}
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+    os._exit = fast_exit
+    sys.modules["posix"]._exit = fast_exit
     exit_code, raised, truncated, value = 0, None, False, None
     try:
         exec(compile(_RLVR_PROGRAM, "<program>", "exec"), program_globals)
@@ -72,6 +100,9 @@ def _rlvr_execute(stdin_text, max_bytes, call=None, args=()):
     except SystemExit as stop:
         code = stop.code
         exit_code = 0 if code is None else code if type(code) is int else 1
+    except _RlvrExit as stop:
+        code = stop.args[0] if stop.args else 1
+        exit_code = code if type(code) is int else 1
     except _RlvrOutputLimit:
         truncated = True
     except BaseException as exc:
@@ -80,11 +111,13 @@ def _rlvr_execute(stdin_text, max_bytes, call=None, args=()):
     finally:
         try:
             stdout.flush()
-        except BaseException:
+        except _RlvrOutputLimit:
             truncated = True
+        except BaseException:
+            pass
         sys.stdin, sys.stdout, sys.stderr = saved
     text = bytes(out_bytes.getbuffer()[:max_bytes]).decode("utf-8", "replace")
-    return text, int(exit_code), raised, len(err_bytes.getbuffer()), truncated, value
+    return text, int(exit_code), raised, err_bytes.written, truncated, value
 
 
 def _rlvr_run_program(stdin_text, max_bytes):

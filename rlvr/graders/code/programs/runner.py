@@ -1,8 +1,9 @@
 """Grade program tasks: syntax, types, tests (one sandboxed run per test, compared here), perf.
 
-Tests stream through the sandbox in chunks bounded by input and output size, so a problem with
-hundreds of tests and multi-MB inputs never sends the whole set to one child; with the default
-all-or-nothing gate a candidate stops at its first failing chunk. The layers and gates are the code
+Each test runs in its own fresh child (its own time, memory and public stdout limit; nothing it
+leaves behind reaches the next test). Tests go to the sandbox in rounds of growing size bounded by
+input size (never by anything about the expected outputs); with the default all-or-nothing gate a
+candidate stops after its first round with a failing test. The layers and gates are the code
 family's: syntax and tests are hard gates. Perf is the counted-ops ratio against the task's
 reference program when it ships one; without a reference it is not measured and its weight is
 spread over the other layers for that task.
@@ -26,12 +27,20 @@ from rlvr.graders.code.programs.driver import CALL_ENTRY, RUN_ENTRY, driver_sour
 from rlvr.graders.code.syntax import analyze
 from rlvr.graders.code.typecheck.checker import TypeChecker
 from rlvr.graders.compose import CODE_GATES, gated_reward, normalized_weights
-from rlvr.sandbox.pool import ExecResult, Job
+from rlvr.sandbox.pool import MAX_RESPONSE_BYTES, ExecResult, Job
 from rlvr.specs.programs import ProgramSpec, ProgramSpecError, ProgramTest, parse_spec
 
-CHUNK_INPUT_BYTES = 4 << 20
-CHUNK_OUTPUT_BYTES = 8 << 20
-MIN_OUTPUT_BYTES = 4096
+ROUND_INPUT_BYTES = 4 << 20
+ROUND_TESTS = (4, 16, 64)
+"""Tests per round, growing: most wrong programs fail one of the first tests, and each test costs a
+fresh child, so a short first round saves most of a wrong program's runs."""
+OUTPUT_LIMIT_BYTES = 2 << 20
+"""The stdout limit of every test of every program task (public: it is the same whatever the expected
+output, so a program that probes it learns nothing hidden)."""
+REPORT_LIMIT_BYTES = MAX_RESPONSE_BYTES - 4096
+"""What the sandbox accepts from one test's child, counted outside the child's process."""
+START_SECONDS = 0.1
+"""CPU seconds a test's fresh child gets beyond the task's time limit, for the sandbox's own start."""
 RUN_FAULTS = {
     "timeout": "timeout:tests",
     "crash": "crash",
@@ -58,7 +67,7 @@ class _Candidate:
     task: Task
     spec: ProgramSpec
     program: str
-    passed: list[bool] = field(default_factory=list)
+    passed: list[bool | None] = field(default_factory=list)  # per test; None: not run
     counts: list[int | None] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     failure: str = ""
@@ -67,26 +76,36 @@ class _Candidate:
     wall: float = 0.0
 
 
-def _chunks(spec: ProgramSpec) -> list[range]:
-    """Consecutive test ranges whose inputs and allowed outputs fit one sandbox job."""
+def _rounds(spec: ProgramSpec) -> list[range]:
+    """Consecutive test ranges run together (one fresh child per test), bounded by input size and
+    count, so a problem with hundreds of multi-MB tests never holds all of them at once and a wrong
+    program stops at its first failing round. Only the inputs decide, never the expected outputs."""
     out: list[range] = []
-    start, input_bytes, output_bytes = 0, 0, 0
+    start, input_bytes = 0, 0
     for i, test in enumerate(spec.tests):
         size_in = len(repr(test.input))
-        size_out = _output_budget(test.output)
-        if i > start and (
-            input_bytes + size_in > CHUNK_INPUT_BYTES or output_bytes + size_out > CHUNK_OUTPUT_BYTES
-        ):
+        most = ROUND_TESTS[min(len(out), len(ROUND_TESTS) - 1)]
+        if i > start and (input_bytes + size_in > ROUND_INPUT_BYTES or i - start >= most):
             out.append(range(start, i))
-            start, input_bytes, output_bytes = i, 0, 0
+            start, input_bytes = i, 0
         input_bytes += size_in
-        output_bytes += size_out
     out.append(range(start, len(spec.tests)))
     return out
 
 
-def _output_budget(expected: Any) -> int:
-    return 2 * len(repr(expected)) + MIN_OUTPUT_BYTES
+def _check_output_sizes(spec: ProgramSpec) -> None:
+    for number, test in enumerate(spec.tests, 1):
+        if spec.call is None and isinstance(test.output, str):
+            size = len(test.output.encode("utf-8", "surrogatepass"))
+            if size > OUTPUT_LIMIT_BYTES:
+                raise ProgramSpecError(
+                    f"test {number} expects {size} bytes of output, more than the per-test stdout limit "
+                    f"of {OUTPUT_LIMIT_BYTES} bytes"
+                )
+
+
+def _all_passed(candidate: _Candidate) -> bool:
+    return bool(candidate.passed) and all(p is True for p in candidate.passed)
 
 
 class ProgramTasks:
@@ -107,6 +126,7 @@ class ProgramTasks:
         for index, (task, completion) in enumerate(zip(tasks, completions, strict=True)):
             try:
                 spec = self._with_generated_tests(task, parse_spec(task.hidden))
+                _check_output_sizes(spec)
                 if spec.judge is not None and task.id not in self._judges:
                     self._judges[task.id] = load_judge(spec.judge)
             except ProgramSpecError as exc:
@@ -130,7 +150,8 @@ class ProgramTasks:
                     {"syntax": syntax_seconds[index]},
                 )
                 continue
-            candidates.append(_Candidate(index, task, spec, program))
+            tests = len(spec.tests)
+            candidates.append(_Candidate(index, task, spec, program, [None] * tests, [None] * tests))
 
         started = time.perf_counter()
         types = self.type_checker.check_many([c.program for c in candidates]) if self.type_checker else []
@@ -170,14 +191,15 @@ class ProgramTasks:
             inputs = [str(generate(rng)) for _ in range(spec.generated_tests)]
         except Exception as exc:
             raise ProgramSpecError(f"generator failed: {type(exc).__name__}: {exc}") from exc
-        probe = replace(spec, tests=tuple(ProgramTest(i, " " * 65536) for i in inputs), call=None)
-        result = self.sandbox.run_many(
-            [self._job(probe, spec.reference or "", range(len(inputs)), trace=False)]
-        )[0]
-        if result.status != "ok":
-            raise ProgramSpecError(f"the reference did not run on the generated inputs ({result.status})")
+        probe = replace(spec, tests=tuple(ProgramTest(i, "") for i in inputs), call=None)
+        results = self.sandbox.run_many(
+            [self._job(probe, spec.reference or "", i, trace=False) for i in range(len(inputs))]
+        )
+        if any(result.sandbox_error for result in results):
+            raise ProgramSpecError("the reference could not be run on the generated inputs (sandbox failure)")
         tests = []
-        for stdin, outcome in zip(inputs, result.outcomes, strict=False):
+        for stdin, result in zip(inputs, results, strict=True):
+            outcome = result.outcomes[0] if result.status == "ok" and result.outcomes else None
             value = outcome.value if outcome is not None and outcome.ok else None
             if (
                 isinstance(value, list)
@@ -190,40 +212,43 @@ class ProgramTasks:
         return tuple(tests)
 
     # ------------------------------------------------------------------ tests
-    def _job(self, spec: ProgramSpec, program: str, tests: range, trace: bool = True) -> Job:
+    def _job(self, spec: ProgramSpec, program: str, test: int, trace: bool = True) -> Job:
+        """One test in a fresh child: its own time limit, memory limit and stdout limit, nothing
+        shared with any other test. The limits are the task's public ones, never the expected output's."""
         if spec.call is None:
-            calls = [(spec.tests[i].input, _output_budget(spec.tests[i].output)) for i in tests]
+            call: tuple[Any, ...] = (spec.tests[test].input, OUTPUT_LIMIT_BYTES)
             entry = RUN_ENTRY
         else:
-            calls = [(spec.call, spec.tests[i].input, _output_budget(spec.tests[i].output)) for i in tests]
+            call = (spec.call, spec.tests[test].input, OUTPUT_LIMIT_BYTES)
             entry = CALL_ENTRY
-        budget = sum(_output_budget(spec.tests[i].output) for i in tests)
         return Job(
             source=driver_source(program),
             entry=entry,
-            calls=calls,
-            timeout=spec.time_limit * len(tests) + 1.0,
+            calls=[call],
+            timeout=spec.time_limit + START_SECONDS,
             trace=trace,
             mem_mb=spec.memory_mb,
-            max_output=budget + MIN_OUTPUT_BYTES * len(tests),
+            max_output=REPORT_LIMIT_BYTES,
         )
 
     def _run_tests(self, candidates: list[_Candidate]) -> None:
-        plans = {id(c): _chunks(c.spec) for c in candidates}
+        plans = {id(c): _rounds(c.spec) for c in candidates}
         round_number = 0
         while True:
             active = [c for c in candidates if not c.stopped and round_number < len(plans[id(c)])]
             if not active:
                 return
-            jobs = [self._job(c.spec, c.program, plans[id(c)][round_number]) for c in active]
-            results = self.sandbox.run_many(jobs)
-            for candidate, result in zip(active, results, strict=True):
-                self._score_chunk(candidate, plans[id(candidate)][round_number], result)
-                if not all(candidate.passed) and not candidate.spec.partial_credit:
+            planned = [(c, i) for c in active for i in plans[id(c)][round_number]]
+            results = self.sandbox.run_many([self._job(c.spec, c.program, i) for c, i in planned])
+            for (candidate, i), result in zip(planned, results, strict=True):
+                if not candidate.stopped:
+                    self._score_test(candidate, i, result)
+            for candidate in active:
+                if False in candidate.passed and not candidate.spec.partial_credit:
                     candidate.stopped = True  # the gate is all-or-nothing: the rest cannot change it
             round_number += 1
 
-    def _score_chunk(self, candidate: _Candidate, tests: range, result: ExecResult) -> None:
+    def _score_test(self, candidate: _Candidate, i: int, result: ExecResult) -> None:
         candidate.wall += result.wall
         for flag in [*result.flags, *(denied_flag(op) for op in result.denied if op in DENIED_OPS)]:
             if flag not in candidate.flags:
@@ -233,20 +258,19 @@ class ProgramTasks:
             candidate.stopped = True
             return
         spec = candidate.spec
-        for offset, i in enumerate(tests):
-            outcome = result.outcomes[offset] if offset < len(result.outcomes) else None
-            candidate.counts.append(result.counts[offset] if offset < len(result.counts) else None)
-            ok = False
-            if outcome is not None and outcome.ok and isinstance(outcome.value, list):
-                ok = self._test_passes(candidate, spec, i, outcome.value)
-            candidate.passed.append(ok)
-            if not ok and not candidate.failure:
-                candidate.failure = f"test {i + 1} of {len(spec.tests)} failed"
+        outcome = result.outcomes[0] if result.outcomes else None
+        candidate.counts[i] = result.counts[0] if result.counts else None
+        ok = False
+        if result.status == "ok" and outcome is not None and outcome.ok and isinstance(outcome.value, list):
+            ok = self._test_passes(candidate, spec, i, outcome.value)
+        candidate.passed[i] = ok
+        if not ok and not candidate.failure:
+            why = "exceeded its time limit" if result.status == "timeout" else "failed"
+            candidate.failure = f"test {i + 1} of {len(spec.tests)} {why}"
         if result.status != "ok":
             flag = RUN_FAULTS.get(result.status, result.status)
             if flag not in candidate.flags:
                 candidate.flags.append(flag)
-            candidate.failure = candidate.failure or f"the program stopped early ({result.status})"
 
     def _test_passes(self, candidate: _Candidate, spec: ProgramSpec, i: int, value: list[Any]) -> bool:
         test = spec.tests[i]
@@ -275,15 +299,18 @@ class ProgramTasks:
         needed = {
             c.task.id: c
             for c in candidates
-            if c.spec.reference and c.task.id not in self._reference_counts and all(c.passed) and c.passed
+            if c.spec.reference and c.task.id not in self._reference_counts and _all_passed(c)
         }
         if not needed or self.weights.get("perf", 0.0) <= 0:
             return
         items = list(needed.values())
-        jobs = [self._job(c.spec, c.spec.reference or "", range(len(c.spec.tests))) for c in items]
-        for candidate, result in zip(items, self.sandbox.run_many(jobs), strict=True):
-            counts = list(result.counts) if result.status == "ok" else None
-            self._reference_counts[candidate.task.id] = counts if counts and any(counts) else None
+        planned = [(c, i) for c in items for i in range(len(c.spec.tests))]
+        results = self.sandbox.run_many([self._job(c.spec, c.spec.reference or "", i) for c, i in planned])
+        for candidate in items:
+            runs = [r for (c, _), r in zip(planned, results, strict=True) if c is candidate]
+            counts = [r.counts[0] if r.counts else None for r in runs]
+            usable = all(r.status == "ok" for r in runs) and any(counts)
+            self._reference_counts[candidate.task.id] = counts if usable else None
 
     # ------------------------------------------------------------------ verdict
     def _verdict(self, c: _Candidate, types: Any, timings: dict[str, float]) -> Verdict:
@@ -295,8 +322,8 @@ class ProgramTasks:
         else:
             components["types"] = Component(0.0, 0.0, "disabled")
         total = len(c.spec.tests)
-        passed_all = not c.sandbox_error and len(c.passed) == total and all(c.passed)
-        tests_score = sum(c.passed) / total if c.spec.partial_credit else float(passed_all)
+        passed_all = not c.sandbox_error and _all_passed(c)
+        tests_score = sum(p is True for p in c.passed) / total if c.spec.partial_credit else float(passed_all)
         components["tests"] = Component(tests_score, 1.0, c.failure)
         reference_counts = self._reference_counts.get(c.task.id)
         if passed_all and reference_counts is not None and c.counts and any(n for n in c.counts):

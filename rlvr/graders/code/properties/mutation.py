@@ -10,6 +10,7 @@ Each mutated argument must still lie inside its inferred domain (`Shape.accepts`
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -60,12 +61,23 @@ def mutate_value(value: Any, rng: random.Random, pool: dict[str, list[Any]], dep
         return not value
     if kind is int:
         return rng.choice(
-            [value + 1, value - 1, -value, 0, value * 2, value // 2, _from_pool(pool, "int", rng, value)]
+            [
+                value + 1,
+                value - 1,
+                -value,
+                0,
+                value * 2,
+                value // 2,
+                _from_pool(pool, "int", rng, value),
+                _from_pool(pool, "int", rng, value),
+                _power_or_product(value, rng, pool),
+            ]
         )
     if kind is float:
         return rng.choice(
             [
                 value + 1.0,
+                value + 1e-7,
                 value - 1.0,
                 -value,
                 0.0,
@@ -89,6 +101,17 @@ def mutate_value(value: Any, rng: random.Random, pool: dict[str, list[Any]], dep
     if kind is dict:
         return _mutate_dict(value, rng, pool, depth)
     return value
+
+
+MAX_GROWN_INT = 10**12
+
+
+def _power_or_product(value: int, rng: random.Random, pool: dict[str, list[Any]]) -> int:
+    """A square, a cube, or a product with another seen int: perfect powers and composites with only
+    large factors are where digit-bound and factor-bound shortcuts show (kept below MAX_GROWN_INT)."""
+    other = _from_pool(pool, "int", rng, value)
+    grown = rng.choice([value * value, value * value * value, value * other])
+    return grown if abs(grown) <= MAX_GROWN_INT else value
 
 
 def _from_pool(pool: dict[str, list[Any]], kind: str, rng: random.Random, default: Any) -> Any:
@@ -170,7 +193,7 @@ def _mutate_text(text: str, rng: random.Random, pool: dict[str, list[Any]]) -> s
 
 def _mutate_list(items: list[Any], rng: random.Random, pool: dict[str, list[Any]], depth: int) -> list[Any]:
     out = list(items)
-    choice = rng.randrange(11)
+    choice = rng.randrange(12)
     if not out or choice == 0:  # insert a mutated copy of an element (or a pool value)
         donor = rng.choice(out) if out else _any_from_pool(pool, rng)
         if donor is None and not out:
@@ -200,6 +223,8 @@ def _mutate_list(items: list[Any], rng: random.Random, pool: dict[str, list[Any]
             rng.shuffle(out)
     elif choice == 9:
         out = out + out  # longer inputs with repeats
+    elif choice == 10 and all(type(v) in (int, float) for v in out):
+        out = [-v for v in out]  # all signs flipped: all-negative inputs, where a 0 start is wrong
     else:
         out = [out[k]] * len(out)  # all equal: every comparison ties
     return out
@@ -288,6 +313,69 @@ def _swap_arguments(args: list[Any], rng: random.Random) -> None:
     if pairs:
         i, j = rng.choice(pairs)
         args[i], args[j] = args[j], args[i]
+
+
+SWEEP = range(-3, 11)
+
+
+def structured_inputs(shapes: Sequence[Shape], seeds: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Deterministic neighbours of the first seeds, before any random edit: every small int (-3..10)
+    in each int argument (the small-scope cases: 0, 1, 4, a first composite), each numeric argument
+    tied with the others (`_ties`: a threshold equal to a difference), and every reordering of
+    same-typed arguments (which side is the hypotenuse, which bound is the lower). Each argument
+    must still lie inside its domain; the caller checks the rest."""
+    out: list[tuple[Any, ...]] = []
+    for seed in seeds[:2]:
+        for position, shape in enumerate(shapes):
+            if type(seed[position]) is not int:
+                continue
+            for value in SWEEP:
+                if shape.accepts(value):
+                    out.append(seed[:position] + (value,) + seed[position + 1 :])
+    for seed in seeds[:3]:
+        for position, value in enumerate(seed):
+            if type(value) not in (int, float) or len(seed) < 2:
+                continue
+            for tie in _ties(seed, position)[:MAX_TIES]:
+                if shapes[position].accepts(tie):
+                    out.append(seed[:position] + (tie,) + seed[position + 1 :])
+    for seed in seeds[:6]:
+        for order in _same_type_orders(seed):
+            permuted = tuple(seed[i] for i in order)
+            if all(shape.accepts(v) for shape, v in zip(shapes, permuted, strict=True)):
+                out.append(permuted)
+    return out
+
+
+MAX_TIES = 12
+
+
+def _ties(seed: tuple[Any, ...], position: int) -> list[int | float]:
+    """Values of a numeric argument that tie with the others: each difference of two of their
+    numbers (where `<` and `<=` part), each of their numbers, each length and length +- 1; in the
+    argument's own type, without repeats."""
+    numbers = [n for i, v in enumerate(seed) if i != position for n in _numbers_in(v)]
+    lengths = [len(v) for i, v in enumerate(seed) if i != position and type(v) in (list, tuple, str, dict)]
+    found: list[int | float] = []
+    candidates = [abs(a - b) for a, b in itertools.combinations(numbers[:8], 2)] + numbers[:8]
+    candidates += [n + d for n in lengths for d in (0, -1, 1)]
+    for value in candidates:
+        typed = float(value) if type(seed[position]) is float else int(value) if value == int(value) else None
+        if typed is not None and typed not in found and typed != seed[position]:
+            found.append(typed)
+    return found
+
+
+def _same_type_orders(seed: tuple[Any, ...]) -> list[tuple[int, ...]]:
+    if not 1 < len(seed) <= 4:
+        return []
+    positions = range(len(seed))
+    return [
+        order
+        for order in itertools.permutations(positions)
+        if order != tuple(positions)
+        and all(type(seed[i]) is type(seed[j]) for i, j in zip(order, positions, strict=True))
+    ]
 
 
 def mutate_inputs(

@@ -463,11 +463,16 @@ def _sized(value: Any) -> bool:
     return type(value) in (list, str, tuple, dict)
 
 
-def inferred_relations(seeds: Sequence[tuple[Any, ...]]) -> list[Relation]:
+def inferred_relations(
+    seeds: Sequence[tuple[Any, ...]], answer: Callable[[tuple[Any, ...]], str | None] | None = None
+) -> list[Relation]:
     """Simple invariants between arguments that hold on every seed (in the spirit of Daikon), kept
     as preconditions of generated inputs: equal lengths of two sized arguments, an integer
     argument bounded by another argument's length (an index or a count), and `a <= b` order
-    between two numeric arguments."""
+    between two numeric arguments — unless the reference's answer (`answer`: its output as text, None
+    if it raises) is the same on every seed with the two swapped: then the task is symmetric in
+    them and the order is only where the seeds happen to put their values (a triangle's sides), not
+    a precondition (a clamp's `lo <= hi` stays)."""
     if len(seeds) < 2 or len({len(s) for s in seeds}) != 1:
         return []
     arity = len(seeds[0])
@@ -489,8 +494,25 @@ def inferred_relations(seeds: Sequence[tuple[Any, ...]]) -> list[Relation]:
                 type(a) in numeric and type(b) in numeric for a, b in zip(column_i, column_j, strict=True)
             ):
                 if all(a <= b for a, b in zip(column_i, column_j, strict=True)):
-                    relations.append(_ordered(i, j))
+                    if answer is None or not _order_is_incidental(seeds, i, j, answer):
+                        relations.append(_ordered(i, j))
     return relations
+
+
+def _order_is_incidental(
+    seeds: Sequence[tuple[Any, ...]], i: int, j: int, answer: Callable[[tuple[Any, ...]], str | None]
+) -> bool:
+    checked = False
+    for seed in seeds:
+        if seed[i] == seed[j]:
+            continue
+        swapped = list(seed)
+        swapped[i], swapped[j] = swapped[j], swapped[i]
+        original = answer(tuple(seed))
+        if original is None or answer(tuple(swapped)) != original:
+            return False
+        checked = True
+    return checked
 
 
 def _equal_lengths(i: int, j: int) -> Relation:

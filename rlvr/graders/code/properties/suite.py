@@ -7,7 +7,9 @@ answers. Everything here runs in the trusted process; only argument tuples reach
 Where inputs come from, in order (the first `max_calls` valid, distinct ones are kept):
   1. the per-task counterexample database (inputs that caught a program before), replayed first;
   2. explicit inputs the task lists (`hidden["properties"]["inputs"]`);
-  3. boundary inputs of each argument's domain (empty, smallest, largest, all-equal);
+  3. boundary inputs of each argument's domain (empty, smallest, largest, all-equal), then every
+     small int (-3..10) in each int argument of the first seeds and every reordering of their
+     same-typed arguments (`property_mutation.structured_inputs`);
   4. derandomized hypothesis examples of each argument's domain (biased to small values, ties
      and exact floats);
   5. EvalPlus-style type-aware mutations of the seeds, drawing replacement values from the seeds
@@ -57,12 +59,12 @@ from hypothesis import strategies as st
 from rlvr.core.codec import CodecError, dumps, loads
 from rlvr.core.types import Task
 from rlvr.graders.code.oracle import CodeOracle, Comparator, GeneratedTests
-from rlvr.graders.code.properties.mutation import mutate_inputs, source_constants
+from rlvr.graders.code.properties.mutation import mutate_inputs, source_constants, structured_inputs
 from rlvr.graders.code.properties.preconditions import HUMANEVAL_PRECONDITIONS, HUMANEVAL_RELATIONS, RELATIONS
 from rlvr.graders.code.properties.runner import ReferenceRun, hypothesis_examples, run_reference
 from rlvr.graders.code.properties.shapes import Shape, argument_shapes, inferred_relations
 
-GENERATOR_VERSION = 9
+GENERATOR_VERSION = 10
 DEFAULT_MAX_CALLS = 200
 MUTANTS_PER_TASK = 160
 HYPOTHESIS_EXAMPLES = 80
@@ -282,6 +284,12 @@ class _Collector:
             return False
 
 
+def _answer(reference: Callable[..., Any], args: tuple[Any, ...]) -> str | None:
+    """The reference's output on `args` as exact text (None if it raises or is not plain data)."""
+    run = run_reference(reference, args, CALL_BUDGET)
+    return _key((run.value,)) if run.ok else None
+
+
 def generate_tests(
     task: Task, oracle: CodeOracle, config: PropertyConfig | None = None
 ) -> GeneratedTests | None:
@@ -308,10 +316,12 @@ def generate_tests(
     if spec.get("amplify", True) and valid_seeds:
         shapes = argument_shapes(valid_seeds, _type_hints(oracle.reference))
     if shapes:
-        collector.relations = inferred_relations(valid_seeds)
+        collector.relations = inferred_relations(valid_seeds, lambda args: _answer(oracle.reference, args))
         valid_seeds = [s for s in valid_seeds if collector.admissible(s)]
         rng = random.Random(_seed_for(task))
         for args in _boundary_inputs(shapes, valid_seeds):
+            collector.offer(args)
+        for args in structured_inputs(shapes, valid_seeds):
             collector.offer(args)
         strategy = st.tuples(*(s.strategy() for s in shapes))
         for args in hypothesis_examples(strategy, config.hypothesis_examples, _seed_for(task)):

@@ -1,4 +1,6 @@
-"""The "cli" engine: one `pyright --outputjson` process per batch, over files in a fresh temp dir."""
+"""The one pyright command-line runner (`CliRunner`: `pyright --outputjson` over a directory, killed as
+a process group on timeout or close), and the "cli" engine of the code family built on it: one run
+per batch, over files in a fresh temp dir."""
 
 from __future__ import annotations
 
@@ -11,38 +13,35 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.graders.code.typecheck.bundle import PyrightBundle, kill_group, node_command, node_env
+from rlvr.graders.code.typecheck.diagnostics import cli_items
 from rlvr.graders.code.typecheck.run import SECONDS_PER_CANDIDATE, Diagnostic, RunFailure
 
+CliItems = list[tuple[Path, Diagnostic]]
 
-class CliEngine:
-    """One `pyright --outputjson` process per batch, over files in a fresh temp dir."""
 
-    def __init__(self, bundle: PyrightBundle, config: dict[str, Any], timeout: float) -> None:
-        self.bundle, self.config, self.timeout = bundle, config, timeout
-        self.seconds_per_candidate = SECONDS_PER_CANDIDATE
+class CliRunner:
+    """`pyright --outputjson --project ROOT/pyrightconfig.json`, isolated (`bundle.node_env` of `home`).
+    Thread-safe; `close()` kills every run in progress."""
+
+    def __init__(self, bundle: PyrightBundle) -> None:
+        self.bundle = bundle
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
 
-    def run(self, texts: list[str]) -> list[list[Diagnostic]] | RunFailure:
-        with tempfile.TemporaryDirectory(prefix="rlvr-types-") as workdir:
-            root = Path(workdir)
-            # Unguessable names: a candidate cannot import a sibling candidate's file.
-            token = secrets.token_hex(8)
-            names = [f"m_{token}_{i}.py" for i in range(len(texts))]
-            for name, text in zip(names, texts, strict=True):
-                (root / name).write_text(text, encoding="utf-8")
-            (root / "pyrightconfig.json").write_text(json.dumps(self.config))
-            completed = self._spawn(root, self.timeout + self.seconds_per_candidate * len(texts))
-            if isinstance(completed, RunFailure):
-                return completed
-            returncode, stdout, stderr = completed
+    def check(self, root: Path, home: Path, budget: float) -> CliItems | RunFailure:
+        """Every diagnostic of the project at `root` (which holds pyrightconfig.json), or why none."""
+        completed = self._spawn(root, home, budget)
+        if isinstance(completed, RunFailure):
+            return completed
+        returncode, stdout, stderr = completed
         try:
             payload = json.loads(stdout)
         except (json.JSONDecodeError, UnicodeDecodeError):
             return RunFailure(f"pyright exited {returncode} without JSON output: {_tail(stderr or stdout)}")
         if returncode not in (0, 1):
             return RunFailure(f"pyright exited {returncode}: {_tail(stderr or stdout)}")
-        return cli_diagnostics(payload, names)
+        items = cli_items(payload)
+        return RunFailure("pyright JSON has no diagnostics list") if items is None else items
 
     def close(self) -> None:
         with self._lock:
@@ -50,7 +49,7 @@ class CliEngine:
         for process in running:
             kill_group(process)
 
-    def _spawn(self, root: Path, budget: float) -> tuple[int, bytes, bytes] | RunFailure:
+    def _spawn(self, root: Path, home: Path, budget: float) -> tuple[int, bytes, bytes] | RunFailure:
         command = node_command(
             self.bundle, self.bundle.script, "--outputjson", "--project", str(root / "pyrightconfig.json")
         )
@@ -58,7 +57,7 @@ class CliEngine:
             process = subprocess.Popen(
                 command,
                 cwd=root,
-                env=node_env(root, self.bundle),
+                env=node_env(home, self.bundle),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -82,23 +81,33 @@ class CliEngine:
         return process.returncode, stdout, stderr
 
 
-def cli_diagnostics(payload: Any, names: list[str]) -> list[list[Diagnostic]] | RunFailure:
-    """Split `pyright --outputjson`'s diagnostics by file, in the order of `names`."""
-    diagnostics = payload.get("generalDiagnostics") if isinstance(payload, dict) else None
-    if not isinstance(diagnostics, list):
-        return RunFailure("pyright JSON has no diagnostics list")
-    position = {name: i for i, name in enumerate(names)}
-    found: list[list[Diagnostic]] = [[] for _ in names]
-    for diagnostic in diagnostics:
-        if not isinstance(diagnostic, dict):
-            continue
-        index = position.get(Path(str(diagnostic.get("file", ""))).name)
-        severity = diagnostic.get("severity")
-        if index is None or severity not in ("error", "warning"):
-            continue
-        line = int(diagnostic.get("range", {}).get("start", {}).get("line", 0)) + 1
-        found[index].append((line, str(severity), str(diagnostic.get("message", ""))))
-    return found
+class CliEngine(CliRunner):
+    """One `pyright --outputjson` process per batch, over files in a fresh temp dir."""
+
+    def __init__(self, bundle: PyrightBundle, config: dict[str, Any], timeout: float) -> None:
+        super().__init__(bundle)
+        self.config, self.timeout = config, timeout
+        self.seconds_per_candidate = SECONDS_PER_CANDIDATE
+
+    def run(self, texts: list[str]) -> list[list[Diagnostic]] | RunFailure:
+        with tempfile.TemporaryDirectory(prefix="rlvr-types-") as workdir:
+            root = Path(workdir)
+            # Unguessable names: a candidate cannot import a sibling candidate's file.
+            token = secrets.token_hex(8)
+            names = [f"m_{token}_{i}.py" for i in range(len(texts))]
+            for name, text in zip(names, texts, strict=True):
+                (root / name).write_text(text, encoding="utf-8")
+            (root / "pyrightconfig.json").write_text(json.dumps(self.config))
+            items = self.check(root, root, self.timeout + self.seconds_per_candidate * len(texts))
+        if isinstance(items, RunFailure):
+            return items
+        position = {name: i for i, name in enumerate(names)}
+        found: list[list[Diagnostic]] = [[] for _ in names]
+        for path, item in items:
+            index = position.get(path.name)
+            if index is not None:
+                found[index].append(item)
+        return found
 
 
 def _tail(raw: bytes, limit: int = 300) -> str:

@@ -7,7 +7,7 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from rlvr.graders.code.evasions import Evasion
+from rlvr.graders.code.evasions import OPAQUE, Evasion
 from rlvr.graders.code.typecheck.run import Diagnostic
 
 MAX_MESSAGES = 5
@@ -59,13 +59,15 @@ def diagnostics_report(items: list[Diagnostic], source: str | None = None) -> Ty
 
 
 def charge_evasions(report: TypeReport, evasions: list[Evasion]) -> TypeReport:
-    """One error for each construct that hides running code from pyright (see `evasions`)."""
+    """One error for each construct that hides running code from pyright (see `evasions`), and no
+    score at all when code built at run time is run (`opaque_code`: nothing of it was checked)."""
     if not evasions:
         return report
     errors = report.errors + len(evasions)
     notes = [f"line {e.line}: {e.description}" for e in evasions]
     messages = (notes + report.messages)[:MAX_MESSAGES]
-    return TypeReport(score=type_score(errors), errors=errors, warnings=report.warnings, messages=messages)
+    score = 0.0 if any(e.kind == OPAQUE for e in evasions) else type_score(errors)
+    return TypeReport(score=score, errors=errors, warnings=report.warnings, messages=messages)
 
 
 def copy_report(report: TypeReport) -> TypeReport:

@@ -1,5 +1,6 @@
-"""What a pyright engine (`pyright_cli.CliEngine`, `pyright_server.ServerEngine`) hands back for a
-batch: per-candidate diagnostics, or a `RunFailure` that keeps whatever the run did finish."""
+"""What a pyright engine (`cli.CliEngine`, `server.ServerEngine`, the repo family's
+`types_server.RepoServerEngine`) hands back for a batch: per-candidate diagnostics, or a `RunFailure`
+that keeps whatever the run did finish."""
 
 from __future__ import annotations
 

@@ -38,7 +38,8 @@ class CompilerFailed(RuntimeError):
 @dataclass
 class CheckResult:
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
-    any_count: int = 0
+    any_count: int = 0  # `any` as the checker sees it (keywords and implicit)
+    unchecked_casts: int = 0  # assertions out of `unknown`/`any` (`x as unknown as T`)
     flag: str | None = None  # the candidate's own text kept the checker from judging it
 
 
@@ -150,7 +151,13 @@ class TsCompiler:
             if isinstance(item, str):
                 out.append(CheckResult(flag=f"{item}:types"))
             else:
-                out.append(CheckResult(list(item.get("diagnostics") or []), int(item.get("any") or 0)))
+                out.append(
+                    CheckResult(
+                        list(item.get("diagnostics") or []),
+                        int(item.get("any") or 0),
+                        int(item.get("casts") or 0),
+                    )
+                )
         return out
 
     def build_many(self, sources: list[str], counter: str | None) -> list[str | None]:

@@ -8,7 +8,8 @@
   name drawn per batch) and run as JavaScript in the sandbox (`Job(runtime="node")`) on plain-data
   arguments; results come back as plain data tagged with the run's token and are judged by the
   Python task's oracle (`oracle.TsOracle`), here. Exit codes and output decide nothing. A hard gate;
-* perf: counted statements (deterministic), banded against a TypeScript reference of the task
+* perf: counted statements (deterministic; the module's load-time work beyond the reference's is
+  charged to the last call, as for Python), banded against a TypeScript reference of the task
   (`hidden["ts_reference"]`) with the code family's rule (`rlvr.graders.code.perf`). A task without
   one has no perf layer: its weight is left out (the component says so), never faked.
 """
@@ -19,37 +20,31 @@ import secrets
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlvr.core.flags import DENIED_OPS, denial_feedback, denied_flag
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
 from rlvr.graders.base import Grader
-from rlvr.graders.code.grader import CANDIDATE_FAULTS, DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
+from rlvr.graders.code.batch import run_groups
+from rlvr.graders.code.grader import DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
 from rlvr.graders.code.options import CodeOptions
-from rlvr.graders.code.oracle import OracleCache, OracleError
-from rlvr.graders.code.perf import PerfPlan, PerfResult, perf_score
-from rlvr.graders.code.properties.suite import PropertyConfig, PropertyTests, record_counterexample
+from rlvr.graders.code.oracle import OracleError
+from rlvr.graders.code.perf import PerfPlan, PerfResult, charge_load, perf_score
+from rlvr.graders.code.properties.suite import record_counterexample
 from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_score
 from rlvr.graders.code.typescript.compiler import CheckResult, TsCompiler
 from rlvr.graders.code.typescript.extract import extract_program
 from rlvr.graders.code.typescript.oracle import TsOracle, python_task
 from rlvr.graders.code.typescript.syntax import MAX_SOURCE_CHARS, TsSyntaxReport, analyze, blank_comments
-from rlvr.graders.compose import CODE_GATES, CODE_WEIGHTS, gated_reward, normalized_weights
+from rlvr.graders.code.verdict import Findings, Judgement, compose, failed_run
 from rlvr.graders.options import OptionsError
-from rlvr.sandbox import make_sandbox
+from rlvr.sandbox import build_sandbox
 from rlvr.sandbox.pool import ExecResult, Job
 
-LANGUAGE = "typescript"
 REFERENCE_UNMEASURED = "the TypeScript reference could not be measured"
-
-
-def is_typescript_pack(pack: TaskPack) -> bool:
-    """The contract: a pack declares `language = "typescript"` (its name then contains `typescript`
-    or ends in `-ts`, e.g. `humaneval-ts`)."""
-    return str(getattr(pack, "language", "") or "").lower() == LANGUAGE
+NO_REFERENCE = "no TypeScript reference to measure against"
 
 
 @dataclass
@@ -76,6 +71,9 @@ def type_report(result: CheckResult, forbid_any: bool, suppressions: int) -> Typ
     if forbid_any and result.any_count:
         errors += result.any_count
         messages = [f"`any` used {result.any_count} time(s) where the task forbids it"] + messages
+    if result.unchecked_casts:  # each one is a place the checker was told not to look
+        errors += result.unchecked_casts
+        messages = [f"{result.unchecked_casts} type assertion(s) out of `unknown`/`any`"] + messages
     if suppressions:
         messages = [f"{suppressions} suppression comment(s) ignored"] + messages
     return TypeReport(type_score(errors), errors, 0, messages[:MAX_MESSAGES])
@@ -95,27 +93,16 @@ class TypeScriptGrader(Grader):
             raise OptionsError(
                 f"option 'verifier' = {o.verifier!r} is not supported for TypeScript packs; use 'hidden'"
             )
-        defaults = {**CODE_WEIGHTS, **({} if o.types else {"types": 0.0})}
-        self.weights = normalized_weights(o.weights, defaults, CODE_GATES)
-        self.weights_without_perf = normalized_weights(
-            {**(o.weights or {}), "perf": 0.0}, defaults, CODE_GATES
-        )
+        self.weights = o.layer_weights()
+        self.weights_without_perf = o.layer_weights(perf=False)
         self.timeout = float(o.timeout or DEFAULT_TIMEOUT_SECONDS)
         self.compiler = TsCompiler()  # builds (and checks when types are on); fails loudly without node
         self.checker = TsCompiler() if self.weights["types"] > 0 else None  # a second process: concurrent
-        if isinstance(o.sandbox, str):
-            self.sandbox = make_sandbox(o.sandbox, o.jobs, o.runtime, node=True)
-        else:
-            self.sandbox = o.sandbox
-        generate: PropertyTests | None = None
-        if o.properties is not False:
-            config = o.properties if isinstance(o.properties, PropertyConfig) else PropertyConfig()
-            if o.counterexample_db is not None:  # shared with the Python task's graders: inputs are inputs
-                config = replace(config, counterexample_db=Path(o.counterexample_db))
-            generate = PropertyTests(config)
-        self.oracles = OracleCache(extra_calls=o.extra_calls, generate=generate)
+        self.sandbox, self._owns_sandbox = build_sandbox(o.sandbox, o.jobs, o.runtime, node=True)
+        self.oracles = o.oracle_cache()
         self._ts_oracles: dict[str, TsOracle | OracleError] = {}
         self._reference_counts: dict[str, list[int | None]] = {}
+        self._reference_loads: dict[str, int | None] = {}  # the reference module's load-time work
         self._lock = threading.Lock()
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-ts-types")
 
@@ -216,31 +203,38 @@ class TypeScriptGrader(Grader):
         built = self.compiler.build_many(sources, counter)
         for item, js in zip(items, built[: len(items)], strict=True):
             item.js = js
-        jobs: list[Job] = []
-        for _, item in references:
+        reference_jobs: list[Job] = []
+        for position, (_, item) in enumerate(references):
             assert item.oracle is not None
-            js = built[len(items) + len(jobs)]
+            js = built[len(items) + position]
             calls = item.oracle.calls + item.oracle.perf_calls
-            jobs.append(self._job(js or "", item.task, calls, counter, REFERENCE_TIMEOUT_FACTOR))
+            reference_jobs.append(self._job(js or "", item.task, calls, counter, REFERENCE_TIMEOUT_FACTOR))
         runs = [i for i in items if i.js is not None]
         growth = [
             i
             for i in runs
             if i.oracle is not None and i.oracle.perf_calls and i.task.hidden.get("ts_reference")
         ]
-        jobs += [self._job(i.js or "", i.task, i.oracle.calls if i.oracle else [], counter) for i in runs]
-        jobs += [
-            self._job(i.js or "", i.task, i.oracle.perf_calls if i.oracle else [], counter) for i in growth
-        ]
-        results = self.sandbox.run_many(jobs)
+        results = run_groups(
+            self.sandbox,
+            {
+                "reference": reference_jobs,
+                "tests": [
+                    self._job(i.js or "", i.task, i.oracle.calls if i.oracle else [], counter) for i in runs
+                ],
+                "growth": [
+                    self._job(i.js or "", i.task, i.oracle.perf_calls if i.oracle else [], counter)
+                    for i in growth
+                ],
+            },
+        )
         with self._lock:
-            for (task_id, _), result in zip(references, results[: len(references)], strict=True):
+            for (task_id, _), result in zip(references, results["reference"], strict=True):
                 if result.status == "ok":  # a failed measurement is not remembered: the next batch retries
                     self._reference_counts[task_id] = list(result.counts)
-        by_index = dict(
-            zip([i.index for i in runs], results[len(references) : len(references) + len(runs)], strict=True)
-        )
-        for item, result in zip(growth, results[len(references) + len(runs) :], strict=True):
+                    self._reference_loads[task_id] = result.load_count
+        by_index = dict(zip([i.index for i in runs], results["tests"], strict=True))
+        for item, result in zip(growth, results["growth"], strict=True):
             item.perf = result
         out: list[ExecResult] = []
         for item in items:
@@ -255,124 +249,79 @@ class TypeScriptGrader(Grader):
             return None
         with self._lock:
             reference = self._reference_counts.get(item.task.id)
+            reference_load = self._reference_loads.get(item.task.id)
         if reference is None:  # the machinery's failure, never the candidate's: a grading error (below)
             return PerfResult(0.0, 0, 0, REFERENCE_UNMEASURED)
         tests = len(oracle.calls)
         if not oracle.perf_calls:
-            return perf_score(reference[:tests], result.counts)
+            return perf_score(
+                reference[:tests], charge_load(result.counts, result.load_count, reference_load)
+            )
         run = item.perf
         if run is None or run.status != "ok":
             return PerfResult(0.0, 0, 0, "the program did not finish the growth inputs")
         if not oracle.perf_agrees(run.outcomes):
             return PerfResult(0.0, 0, 0, "wrong answer on a growth input")
-        return perf_score(reference[tests:], run.counts, PerfPlan(oracle.python.perf_sizes))
+        sizes = tuple(oracle.python.perf_sizes)
+        counts = charge_load(run.counts, run.load_count, reference_load, sizes)
+        return perf_score(reference[tests:], counts, PerfPlan(sizes))
 
     def _verdict(
         self, item: _Item, result: ExecResult | None, types: TypeReport | None, types_seconds: float
     ) -> Verdict:
-        task, syntax = item.task, item.syntax
-        timings = {"syntax": item.seconds}
-        components = {name: Component(0.0, 1.0) for name in ("syntax", "types", "tests", "perf")}
-        if not syntax.ok:
-            where = f" (line {syntax.line})" if syntax.line else ""
-            components["syntax"] = Component(0.0, 1.0, syntax.message)
-            return Verdict(
-                task.id,
-                0.0,
-                False,
-                components,
-                ["syntax"],
-                f"syntax error{where}: {syntax.message}",
-                timings,
-                flags=item.flags + ([syntax.limit] if syntax.limit else []),
-            )
-        components["syntax"] = Component(1.0, 1.0)
-        if item.error or item.oracle is None or result is None:
-            return Verdict(
-                task.id,
-                0.0,
-                False,
-                components,
-                ["tests"],
-                "",
-                timings,
-                item.error or "not executed",
-                fault="task" if item.error else None,
-            )
-        flags = list(item.flags) + list(result.flags)
-        denied = [op for op in result.denied if op in DENIED_OPS]
-        flags += [denied_flag(op) for op in denied]  # flags only: a refusal never earns credit
-        errors: list[str] = []
-        if types is not None:
-            components["types"] = Component(types.score, 1.0, "; ".join(types.messages[:3]))
-            timings["types"] = types_seconds
-            if types.flag:
-                flags.append(types.flag)
-        elif self.weights["types"] == 0:
-            components["types"] = Component(0.0, 0.0, "disabled")
-        timings["tests"] = result.wall
-        feedback = ""
-        visible_passed: bool | None = None
-        passed_tests = False
-        if result.sandbox_error:
-            errors.append(f"sandbox failure: {result.detail or result.status}")
-        else:
-            outcome = item.oracle.judge(result.outcomes, visible=self.options.feedback == "visible")
-            passed_tests = outcome.passed and result.status == "ok"
-            components["tests"] = Component(1.0 if passed_tests else outcome.agreement, 1.0)
-            visible_passed = item.oracle.visible_agreement(result.outcomes)
-            if visible_passed and not passed_tests:
-                flags.append("special_cases_visible")
-            if not passed_tests:
-                feedback = CANDIDATE_FAULTS.get(result.status, outcome.failure or "hidden tests failed")
-                if result.status == "protocol":
-                    flags.append("forged_output")
-                elif result.status in CANDIDATE_FAULTS:
-                    flags.append(result.status)
-                if self.options.feedback == "visible" and outcome.counterexample:
-                    feedback += f"; counterexample: {outcome.counterexample}"
-                if self.options.counterexample_db is not None and outcome.counterexample:
-                    record_counterexample(
-                        Path(self.options.counterexample_db),
-                        item.oracle.python.task_id,
-                        outcome.counterexample["input"],
-                    )
-        if denied:  # say plainly what was refused (operation names only, nothing hidden)
-            feedback = "; ".join(part for part in (denial_feedback(denied), feedback) if part)
-        weights = self.weights
-        if passed_tests:
-            perf = self._perf(item, result)
-            if perf is None:
-                components["perf"] = Component(0.0, 0.0, "no TypeScript reference to measure against")
-                weights = self.weights_without_perf
-            else:
-                components["perf"] = Component(perf.score, 1.0, perf.detail)
-                if perf.detail == REFERENCE_UNMEASURED:
-                    errors.append(f"perf layer failed: {REFERENCE_UNMEASURED}")
-        elif not item.task.hidden.get("ts_reference"):
-            components["perf"] = Component(0.0, 0.0, "no TypeScript reference to measure against")
-            weights = self.weights_without_perf
-        scores = {name: c.fraction for name, c in components.items()}
-        reward, failed = gated_reward(scores, weights, CODE_GATES)
-        return Verdict(
-            task_id=task.id,
-            reward=reward,
-            passed=not failed and not result.sandbox_error,
-            components=components,
-            gates=failed,
-            feedback=feedback,
-            timings=timings,
-            error="; ".join(errors) or None,
-            flags=flags,
-            fault="sandbox" if result.sandbox_error else None,
-            visible_passed=visible_passed,
+        has_reference = bool(item.task.hidden.get("ts_reference"))
+        found = Findings(
+            item.task.id,
+            item.syntax,
+            item.seconds,
+            flags=list(item.flags),
+            setup_error=item.error,
+            result=result if item.oracle is not None else None,
+            types=types,
+            types_seconds=types_seconds,
+            perf_absent=None if has_reference else Component(0.0, 0.0, NO_REFERENCE),
         )
+        judge = None
+        if item.syntax.ok and item.oracle is not None and result is not None and not result.sandbox_error:
+            judge = self._judge(item, result)
+        weights = self.weights if has_reference else self.weights_without_perf
+        return compose(found, judge, weights, types_enabled=self.weights["types"] > 0)
+
+    def _judge(self, item: _Item, result: ExecResult) -> Judgement:
+        """The tests and perf layers of a run that finished (not a sandbox failure)."""
+        oracle = item.oracle
+        assert oracle is not None
+        flags: list[str] = []
+        feedback = ""
+        outcome = oracle.judge(result.outcomes, visible=self.options.feedback == "visible")
+        passed_tests = outcome.passed and result.status == "ok"
+        visible_passed = oracle.visible_agreement(result.outcomes)
+        if visible_passed and not passed_tests:
+            flags.append("special_cases_visible")
+        if not passed_tests:
+            feedback, ended = failed_run(result, outcome.failure)
+            flags += ended
+            if self.options.feedback == "visible" and outcome.counterexample:
+                feedback += f"; counterexample: {outcome.counterexample}"
+            if self.options.counterexample_db is not None and outcome.counterexample:
+                record_counterexample(
+                    Path(self.options.counterexample_db),
+                    oracle.python.task_id,
+                    outcome.counterexample["input"],
+                )
+        tests = Component(1.0 if passed_tests else outcome.agreement, 1.0)
+        judgement = Judgement(tests, feedback, flags, visible_passed=visible_passed)
+        perf = self._perf(item, result) if passed_tests else None
+        if perf is not None:
+            judgement.perf = Component(perf.score, 1.0, perf.detail)
+            if perf.detail == REFERENCE_UNMEASURED:
+                judgement.errors.append(f"perf layer failed: {REFERENCE_UNMEASURED}")
+        return judgement
 
     def close(self) -> None:
         self._background.shutdown(wait=True)
         self.compiler.close()
         if self.checker is not None:
             self.checker.close()
-        close = getattr(self.sandbox, "close", None)
-        if close is not None and isinstance(self.options.sandbox, str):
-            close()
+        if self._owns_sandbox:
+            self.sandbox.close()

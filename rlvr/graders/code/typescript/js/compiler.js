@@ -5,7 +5,7 @@
 // argv[2]: the directory holding the pinned `typescript` package. Requests and answers are one JSON
 // document per line on stdin/stdout:
 //   {"op": "check", "files": [{"text", "forbid_any"}]}
-//     -> {"results": [{"diagnostics": [{"line", "column", "code", "message"}], "any": n}]}
+//     -> {"results": [{"diagnostics": [{"line", "column", "code", "message"}], "any": n, "casts": n}]}
 //   {"op": "build", "counter": name, "files": [{"text"}]}
 //     -> {"results": [{"js": text} | {"error": message}]}
 // Candidates are checked together, CHUNK files per program (a program's set-up, merging the
@@ -62,14 +62,53 @@ function reachesOthers(source) {
   return found;
 }
 
-function anyCount(source) {
-  let count = 0;
+// `any` as the checker sees it, not only the keyword: each `any` keyword, plus each declaration whose
+// type is `any` though no `any` is written in it (`typeof` an untyped value, `JSON.parse`, an untyped
+// import), plus each function whose return type is `any` that way. Parameters without an annotation
+// are left out (strict mode already reports them). `casts`: type assertions out of `unknown` or `any`
+// (`x as unknown as T`, `<T>(u as unknown)`), which bypass the checker's comparability test.
+function typeHoles(program, source) {
+  const checker = program.getTypeChecker();
+  let keywords = 0;
+  let implicit = 0;
+  let casts = 0;
+  const writesAny = (node) => {
+    let found = false;
+    const visit = (child) => {
+      if (found) return;
+      if (child.kind === ts.SyntaxKind.AnyKeyword) found = true;
+      else ts.forEachChild(child, visit);
+    };
+    if (node) visit(node);
+    return found;
+  };
+  const isAny = (type) => type !== undefined && (type.flags & ts.TypeFlags.Any) !== 0;
+  const loose = (type) => type !== undefined && (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
   const visit = (node) => {
-    if (node.kind === ts.SyntaxKind.AnyKeyword) count += 1;
+    if (node.kind === ts.SyntaxKind.AnyKeyword) keywords += 1;
+    const declaration =
+      ts.isVariableDeclaration(node) || ts.isPropertyDeclaration(node) || ts.isBindingElement(node) ||
+      (ts.isParameter(node) && node.type !== undefined);
+    if (declaration && !writesAny(node.type) && !writesAny(node.initializer)) {
+      if (isAny(checker.getTypeAtLocation(node.name))) implicit += 1;
+    }
+    if (
+      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node) ||
+        ts.isArrowFunction(node)) && !writesAny(node.type) && node.body !== undefined
+    ) {
+      const signature = checker.getSignatureFromDeclaration(node);
+      if (signature && isAny(checker.getReturnTypeOfSignature(signature))) implicit += 1;
+    }
+    if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && !ts.isConstTypeReference(node.type)) {
+      const target = node.type.kind;
+      if (target !== ts.SyntaxKind.UnknownKeyword && target !== ts.SyntaxKind.AnyKeyword) {
+        if (loose(checker.getTypeAtLocation(node.expression))) casts += 1;
+      }
+    }
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return count;
+  return { any: keywords + implicit, casts };
 }
 
 // At most `n` UTF-16 units, never ending in half a surrogate pair (a candidate's astral-plane name
@@ -132,7 +171,7 @@ function checkGroup(sources) {
   const program = ts.createProgram([...byName.keys()], OPTIONS, host);
   return sources.map((s, k) => ({
     diagnostics: [...charged[k], ...diagnosticsOf(program, program.getSourceFile(s.fileName))],
-    any: anyCount(s),
+    ...typeHoles(program, program.getSourceFile(s.fileName)),
   }));
 }
 

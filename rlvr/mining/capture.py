@@ -1,0 +1,228 @@
+"""Hidden scenarios captured from a project's own tests.
+
+The suite runs twice with the tracer (`plugin/rlvr_mining_plugin.py`), the second time with its test
+files in reverse order. A recorded call becomes a scenario only if both runs saw it and every time it
+had the same outcome (flaky or order-dependent recordings are dropped), and if replaying it in the
+grading sandbox on the reference repository gives that outcome again (so it needs nothing the sandbox
+lacks: files, the network, a dependency it cannot import).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rlvr.core.codec import from_wire
+from rlvr.graders.repo.runner import run_ops, same_value
+from rlvr.mining.environment import SuiteRun, run_suite
+from rlvr.sandbox import WorkerPool
+
+REPLAY_CHUNK = 40
+REPLAY_TIMEOUT = 20.0
+MIN_PER_TARGET = 12
+MAX_PER_TARGET = 120
+SCENARIO_SHARE = 600
+MAX_SCENARIOS = 1500
+
+
+@dataclass
+class Captured:
+    """A hidden scenario with its reference outcome, the module it targets and the tests that made it."""
+
+    scenario: dict[str, Any]
+    outcome: Any
+    module: str
+    tests: set[str] = field(default_factory=set)
+
+
+@dataclass
+class CaptureReport:
+    scenarios: list[Captured]
+    dropped: Counter[str]
+    runs: list[SuiteRun]
+    variants: list[Captured] = field(default_factory=list)
+    """Calls like the captured ones with one argument nudged, answered by the reference: hidden
+    checks no visible test shows, so a candidate that special-cases the tests' inputs fails them."""
+
+
+def _nudged(value: Any) -> list[Any]:
+    """Plain-data neighbours of one argument (same type)."""
+    if type(value) is bool or value is None:
+        return []
+    if type(value) is int:
+        return [value + 1, value - 1]
+    if type(value) is float:
+        return [value * 2 + 0.5]
+    if type(value) is str:
+        return [value + "x", value[:-1]] if value else ["a"]
+    if type(value) is list:
+        return [value[:-1], value + value[:1]] if value else []
+    return []
+
+
+def variants(scenario: dict[str, Any], rng: random.Random, limit: int = 2) -> list[dict[str, Any]]:
+    """Up to `limit` call scenarios that differ from `scenario` in one positional argument."""
+    if scenario.get("kind") != "call" or not scenario.get("args"):
+        return []
+    options = []
+    for index, value in enumerate(scenario["args"]):
+        for nudged in _nudged(value):
+            args = list(scenario["args"])
+            args[index] = nudged
+            options.append({**scenario, "args": args})
+    rng.shuffle(options)
+    return options[:limit]
+
+
+def _key(scenario: dict[str, Any]) -> str:
+    return json.dumps(scenario, sort_keys=True)
+
+
+def read_trace(path: Path) -> dict[str, tuple[dict[str, Any], set[str], set[str]]]:
+    """{scenario key: (scenario, outcomes as canonical JSON, tests)} of one traced run."""
+    seen: dict[str, tuple[dict[str, Any], set[str], set[str]]] = {}
+    if not path.is_file():
+        return seen
+    for line in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        key = _key(entry["scenario"])
+        scenario, outcomes, tests = seen.setdefault(key, (entry["scenario"], set(), set()))
+        outcomes.add(json.dumps(entry["outcome"], sort_keys=True))
+        if entry.get("test"):
+            tests.add(entry["test"])
+    return seen
+
+
+def agrees(recorded: Any, replayed: Any) -> bool:
+    """Does a sandbox replay give the recorded outcome? Compared on what the recording holds (value,
+    raised exception, each step), so extra keys a newer sandbox adds do not matter."""
+    if not isinstance(recorded, dict) or not isinstance(replayed, dict):
+        return False
+    for key in ("value", "raises", "init"):
+        if key in recorded and (key not in replayed or not same_value(recorded[key], replayed[key])):
+            return False
+    if "steps" in recorded:
+        mine, theirs = recorded["steps"], replayed.get("steps")
+        if not isinstance(theirs, list) or len(mine) != len(theirs):
+            return False
+        return all(agrees(a, b) for a, b in zip(mine, theirs, strict=True))
+    return True
+
+
+def module_of(target: str) -> str:
+    return target.partition(":")[0]
+
+
+def replay(
+    sandbox: WorkerPool,
+    files: dict[str, str],
+    scenarios: list[dict[str, Any]],
+    timeout: float = REPLAY_TIMEOUT,
+) -> list[Any]:
+    """Each scenario's outcome on the repository `files` in the sandbox (None where it did not finish)."""
+    outcomes: list[Any] = []
+    for start in range(0, len(scenarios), REPLAY_CHUNK):
+        chunk = scenarios[start : start + REPLAY_CHUNK]
+        result = run_ops(sandbox, files, [("scenario", s) for s in chunk], timeout)
+        got = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
+        outcomes += got + [None] * (len(chunk) - len(got))
+    return outcomes
+
+
+def capture(
+    sandbox: WorkerPool,
+    files: dict[str, str],
+    mining_files: dict[str, str],
+    package: str,
+    test_targets: list[str],
+    deps: Path | None,
+    timeout: float,
+    deselect: list[str],
+    seed: int = 0,
+) -> CaptureReport:
+    """Record the tests' calls twice (forward and reversed file order), keep the stable ones, replay
+    them in the sandbox on the reference (`files`, the pack's repository) and keep those that agree."""
+    dropped: Counter[str] = Counter()
+    traces = []
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="rlvr-trace-") as scratch:
+        for index, order in enumerate((test_targets, list(reversed(test_targets)))):
+            out = Path(scratch) / f"trace-{index}.jsonl"
+            runs.append(
+                run_suite(
+                    mining_files,
+                    order,
+                    deps,
+                    timeout,
+                    trace={"package": package, "out": str(out)},
+                    deselect=deselect,
+                )
+            )
+            traces.append(read_trace(out))
+    first, second = traces
+    stable: list[Captured] = []
+    for key, (scenario, outcomes, tests) in first.items():
+        other = second.get(key)
+        if other is None:
+            dropped["recorded in one run only (order-dependent or flaky)"] += 1
+            continue
+        both = outcomes | other[1]
+        if len(both) != 1:
+            dropped["different outcomes between recordings"] += 1
+            continue
+        outcome = from_wire(json.loads(next(iter(both))))
+        stable.append(Captured(scenario, outcome, module_of(scenario["target"]), tests | other[2]))
+    dropped["recorded in one run only (order-dependent or flaky)"] += sum(1 for k in second if k not in first)
+    rng = random.Random(f"capture:{seed}")
+    rng.shuffle(stable)
+    per_target: Counter[str] = Counter()
+    chosen: list[Captured] = []
+    targets = {c.scenario["target"] for c in stable}
+    # a package with few public functions gets more scenarios for each
+    cap = max(MIN_PER_TARGET, min(MAX_PER_TARGET, SCENARIO_SHARE // max(1, len(targets))))
+    for item in sorted(stable, key=lambda c: len(_key(c.scenario))):
+        target = item.scenario["target"]
+        if per_target[target] >= cap or len(chosen) >= MAX_SCENARIOS:
+            dropped["more than enough scenarios for the same target"] += 1
+            continue
+        per_target[target] += 1
+        chosen.append(item)
+    replayed = replay(sandbox, files, [c.scenario for c in chosen])
+    kept: list[Captured] = []
+    for item, got in zip(chosen, replayed, strict=True):
+        if got is None:
+            dropped["does not run in the sandbox on the reference"] += 1
+        elif not agrees(item.outcome, got):
+            dropped["the sandbox replay differs from the recording"] += 1
+        else:
+            item.outcome = got
+            kept.append(item)
+    seen = {_key(c.scenario) for c in kept}
+    proposed = []
+    for item in kept:
+        for variant in variants(item.scenario, rng):
+            if _key(variant) not in seen:
+                seen.add(_key(variant))
+                proposed.append(Captured(variant, None, item.module, set(item.tests)))
+    answers = replay(sandbox, files, [c.scenario for c in proposed])
+    again = replay(sandbox, files, [c.scenario for c in proposed])
+    extra: list[Captured] = []
+    for item, first_answer, second_answer in zip(proposed, answers, again, strict=True):
+        if first_answer is None or not agrees(first_answer, second_answer) or _refused(first_answer):
+            continue
+        if "raises" in first_answer:
+            # which exception an input outside the tested domain raises is often incidental: an
+            # independent correct fix may raise another, so such variants would be false failures
+            continue
+        item.outcome = first_answer
+        extra.append(item)
+    return CaptureReport(kept, dropped, runs, extra)
+
+
+def _refused(outcome: Any) -> bool:
+    return "Refused" in json.dumps(outcome, default=str)

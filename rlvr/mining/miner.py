@@ -1,0 +1,639 @@
+"""`rlvr packs mine`: a real Python project in, a validated Repo-v0 pack out.
+
+Phases: read the project (directory or sdist) -> install its declared dependencies into the pack's
+`deps/` prefix -> run its pytest suite on the reference (a clear error listing failing tests, unless
+`allow_failing` mines from the passing subset) -> capture hidden scenarios from the tests' calls
+(`capture.py`) -> candidates of each kind (`kinds.py`), each kept only when a captured scenario
+differs in the sandbox *and* at least one of the repo's (reference-passing) tests fails on it ->
+write the pack -> check every task with the repo grader through `gym.make("rlvr/Repo-v0")`: the
+reference scores 1.0 and the base state (a no-op submission) fails the hidden checks; others are dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import tempfile
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from rlvr.graders.repo.patch import make_unified_diff
+from rlvr.graders.repo.runner import run_ops, same_value
+from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.mining.capture import Captured, capture, replay
+from rlvr.mining.environment import install_requirements, run_suite
+from rlvr.mining.kinds import (
+    KINDS,
+    Candidate,
+    bug_candidates,
+    bug_issue,
+    combine,
+    describe_difference,
+    feature_candidates,
+    feature_issue,
+    module_name,
+)
+from rlvr.mining.source import CONFIG_FILES, Project, SourceError, read_project
+from rlvr.sandbox import WorkerPool, make_sandbox
+
+MAX_TASK_SCENARIOS = 30
+MAX_CAPTURED_IN_TASK = 20  # the rest of a task's hidden checks are nudged variants of captured calls
+MAX_DIFFERING_IN_TASK = 15
+SUITE_TIMEOUT = 900.0
+MAX_TRIED_SCENARIOS = 40  # replayed per candidate
+MAX_TRIED_TESTS = 40  # the repo's tests (node ids) run per candidate: those that made a differing call
+CANDIDATE_SHARE = 0.5  # of the time budget; the rest is for checking each task with the grader
+
+
+class MiningError(RuntimeError):
+    """The project cannot be mined as asked; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class MineOptions:
+    kinds: tuple[str, ...] = KINDS
+    max_tasks: int = 60
+    seed: int = 0
+    test_fraction: float = 0.2  # share of modules held out as the test split
+    test_modules: tuple[str, ...] = ()  # explicit held-out modules (dotted), instead of the fraction
+    time_budget: float = 900.0  # seconds for the whole mining run
+    allow_failing: bool = False
+    install_deps: bool = True
+    package: str | None = None
+    name: str | None = None
+    verify: bool = True
+    noop_limit: float | None = 0.05  # also drop tasks whose unchanged base scores above this (None: no limit)
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.kinds) - set(KINDS))
+        if unknown:
+            raise ValueError(f"unknown task kind(s) {', '.join(unknown)}; choose from {', '.join(KINDS)}")
+        if self.max_tasks < 1:
+            raise ValueError("max_tasks must be at least 1")
+        if not 0.0 <= self.test_fraction < 1.0:
+            raise ValueError("test_fraction must be in [0, 1)")
+
+
+@dataclass
+class MineSummary:
+    project: str
+    package: str
+    source: str
+    modules: int
+    tests_passed: int
+    tests_failing: list[str]
+    requirements: list[str]
+    installed: list[str]
+    scenarios: int
+    variants: int = 0
+    kept: dict[str, int] = field(default_factory=dict)
+    dropped: dict[str, int] = field(default_factory=dict)
+    scenario_drops: dict[str, int] = field(default_factory=dict)
+    verified: int = 0
+    noop_mean: float | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        total = sum(self.kept.values())
+        out = [
+            f"{self.project} ({self.package}, {self.modules} modules): {total} task(s) kept "
+            + (", ".join(f"{k} {v}" for k, v in sorted(self.kept.items())) or "none"),
+            f"  reference suite: {self.tests_passed} passed, {len(self.tests_failing)} failing (excluded)",
+            f"  hidden scenarios captured from the tests: {self.scenarios} (+ {self.variants} nudged variants)",
+        ]
+        if self.installed:
+            out.append(f"  dependencies installed into deps/: {', '.join(self.installed)}")
+        for title, counts in (
+            ("scenarios dropped", self.scenario_drops),
+            ("candidates dropped", self.dropped),
+        ):
+            for reason, count in sorted(counts.items(), key=lambda item: -item[1]):
+                if count:
+                    out.append(f"  {title}: {count} {reason}")
+        if self.noop_mean is not None:
+            out.append(
+                f"  checked with the repo grader: {self.verified} task(s), reference 1.0 each, "
+                f"no-op (unchanged base) mean reward {self.noop_mean:.3f}"
+            )
+        out.append("  time: " + ", ".join(f"{k} {v:.0f}s" for k, v in self.seconds.items()))
+        return out
+
+
+@dataclass
+class Kept:
+    candidate: Candidate
+    differing: list[tuple[int, Any, Any]]  # (index into the module's scenarios, got, want)
+    scenarios: list[Captured]
+
+
+class Miner:
+    def __init__(self, options: MineOptions, sandbox: WorkerPool | None = None) -> None:
+        self.options = options
+        self._sandbox = sandbox
+        self._owns_sandbox = sandbox is None
+        self._types: RepoTypeChecker | None = None
+        self.rng = random.Random(f"mine:{options.seed}")
+        self.started = time.monotonic()
+
+    @property
+    def sandbox(self) -> WorkerPool:
+        if self._sandbox is None:
+            self._sandbox = make_sandbox("local")
+        return self._sandbox
+
+    @property
+    def type_checker(self) -> RepoTypeChecker:
+        if self._types is None:
+            self._types = RepoTypeChecker()
+        return self._types
+
+    def close(self) -> None:
+        """Close the sandbox this miner started (one passed in belongs to the caller)."""
+        if self._types is not None:
+            self._types.close()
+            self._types = None
+        if self._sandbox is not None and self._owns_sandbox:
+            self._sandbox.close()
+            self._sandbox = None
+
+    def out_of_time(self, share: float = 1.0) -> bool:
+        """Is `share` of the time budget spent? (Candidates stop at CANDIDATE_SHARE, leaving the rest
+        for checking the tasks with the grader.)"""
+        return time.monotonic() - self.started > self.options.time_budget * share
+
+    # ------------------------------------------------------------------ the whole run
+    def mine(self, source: Path, out: Path) -> MineSummary:
+        timings: dict[str, float] = {}
+        phase = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="rlvr-mine-src-") as scratch:
+            try:
+                project = read_project(source, Path(scratch), self.options.package)
+            except SourceError as exc:
+                raise MiningError(str(exc)) from exc
+            out.mkdir(parents=True, exist_ok=True)
+            deps = out / "deps"
+            installed: list[str] = []
+            if project.requirements and self.options.install_deps:
+                installed = install_requirements(project.requirements, deps)
+            deps_path = deps if installed else None
+            timings["setup"] = time.monotonic() - phase
+            summary = self._mine_project(project, source, out, deps_path, installed, timings)
+        return summary
+
+    def _mine_project(
+        self,
+        project: Project,
+        source: Path,
+        out: Path,
+        deps: Path | None,
+        installed: list[str],
+        timings: dict[str, float],
+    ) -> MineSummary:
+        phase = time.monotonic()
+        mining_files = project.files | project.test_data
+        test_targets = [t for t in project.tests if not t.endswith("conftest.py")] + project.large_tests
+        problem = import_problem(self.sandbox, project.files, project.package)
+        if problem:
+            raise MiningError(
+                f"the package {project.package} does not import in the grading sandbox ({problem}); "
+                "its hidden checks could not run there. Packages that need files, the network, frame or "
+                "code introspection (inspect.signature) or compiled dependencies at import are not minable."
+            )
+        reference = run_suite(mining_files, test_targets, deps, SUITE_TIMEOUT)
+        if not reference.outcomes:
+            raise MiningError(
+                f"the project's test suite did not run on the reference:\n{reference.output[-2500:]}"
+            )
+        failing = reference.failing
+        if failing and not self.options.allow_failing:
+            listed = "\n".join(f"  {n}" for n in failing[:40])
+            more = f"\n  ... and {len(failing) - 40} more" if len(failing) > 40 else ""
+            raise MiningError(
+                f"{len(failing)} of the project's tests fail on the reference (before any change):\n{listed}{more}\n"
+                "Fix the environment or the tests, or pass --allow-failing to mine from the passing tests only."
+            )
+        timings["suite"] = time.monotonic() - phase
+        phase = time.monotonic()
+        captured = capture(
+            self.sandbox,
+            project.files,
+            mining_files,
+            project.package,
+            test_targets,
+            deps,
+            SUITE_TIMEOUT,
+            deselect=failing,
+            seed=self.options.seed,
+        )
+        timings["capture"] = time.monotonic() - phase
+        summary = MineSummary(
+            project=self.options.name or project.name,
+            package=project.package,
+            source=str(source),
+            modules=len(project.modules()),
+            tests_passed=len(reference.passing),
+            tests_failing=failing,
+            requirements=project.requirements,
+            installed=installed,
+            scenarios=len(captured.scenarios),
+            variants=len(captured.variants),
+            scenario_drops=dict(captured.dropped),
+        )
+        if not captured.scenarios:
+            raise MiningError(
+                "no hidden scenario could be captured: the tests call nothing in the package's public API "
+                "with plain-data arguments that also runs in the sandbox "
+                f"(dropped: {dict(captured.dropped)})"
+            )
+        phase = time.monotonic()
+        by_module: dict[str, list[Captured]] = {}
+        for item in captured.scenarios:
+            by_module.setdefault(item.module, []).append(item)
+        kept, dropped = self._candidates(project, by_module, deps, failing)
+        variants_by_module: dict[str, list[Captured]] = {}
+        for variant in captured.variants:
+            variants_by_module.setdefault(variant.module, []).append(variant)
+        timings["candidates"] = time.monotonic() - phase
+        summary.dropped = dict(dropped)
+        phase = time.monotonic()
+        lines = self._task_lines(project, kept, summary.project, variants_by_module, by_module)
+        write_pack(out, summary.project, project, lines, summary, source)
+        if self.options.verify:
+            deadline = self.started + self.options.time_budget
+            lines, failures = verify_pack(
+                out, lines, self.options.progress, self.options.noop_limit, deadline
+            )
+            for reason, count in failures.items():
+                summary.dropped[reason] = summary.dropped.get(reason, 0) + count
+            write_tasks(out, lines)
+        timings["verify"] = time.monotonic() - phase
+        summary.kept = dict(Counter(line["meta"]["kind"] for line in lines))
+        summary.verified = len(lines) if self.options.verify else 0
+        noops = [line["notes"]["checked"]["noop"] for line in lines if "checked" in line.get("notes", {})]
+        summary.noop_mean = sum(noops) / len(noops) if noops else None
+        summary.seconds = timings
+        (out / "mining.json").write_text(json.dumps(asdict(summary), indent=2, sort_keys=True) + "\n")
+        return summary
+
+    # ------------------------------------------------------------------ candidates
+    def _candidates(
+        self, project: Project, by_module: dict[str, list[Captured]], deps: Path | None, failing: list[str]
+    ) -> tuple[list[Kept], Counter[str]]:
+        files = project.files
+        flagged = type_error_lines(files)
+        pools: dict[str, list[Candidate]] = {"bug": [], "feature": []}
+        for path in project.modules():
+            if module_name(path) not in by_module:
+                continue
+            if "bug" in self.options.kinds or "multi" in self.options.kinds:
+                pools["bug"] += bug_candidates(path, files[path], self.rng)
+            if "feature" in self.options.kinds:
+                pools["feature"] += [
+                    c for c in feature_candidates(path, files[path], self.rng) if _exercised(c, by_module)
+                ]
+        dropped: Counter[str] = Counter()
+        for kind, pool in pools.items():
+            # the types gate compares pyright's messages, which quote inferred types: a change on a line
+            # pyright already reports would make the reference look like it introduces an error
+            clean = [c for c in pool if not any(line in flagged for line in c.lines)]
+            dropped[f"{kind}: touches a line with a pyright error"] += len(pool) - len(clean)
+            pool[:] = clean
+            self.rng.shuffle(pool)
+        quota = _quotas(self.options.kinds, self.options.max_tasks)
+        kept: list[Kept] = []
+        bugs: list[Kept] = []
+        bug_goal = quota.get("bug", 0) + (2 * quota["multi"] + 2 if "multi" in quota else 0)
+        total = sum(
+            min(len(pools[k]), g) for k, g in (("bug", bug_goal), ("feature", quota.get("feature", 0)))
+        )
+        bar = tqdm(
+            total=max(total, 1), desc=f"mining {project.name}", disable=not self.options.progress, unit="task"
+        )
+        for kind, goal in (("feature", quota.get("feature", 0)), ("bug", bug_goal)):
+            found = 0
+            for candidate in pools[kind]:
+                if found >= goal:
+                    break
+                if self.out_of_time(CANDIDATE_SHARE):
+                    dropped["time budget spent before it was tried"] += 1
+                    continue
+                verdict = self._try(candidate, by_module, files, deps, failing, dropped)
+                if verdict is not None:
+                    found += 1
+                    bar.update(1)
+                    (bugs if kind == "bug" else kept).append(verdict)
+        bar.close()
+        bug_quota = quota.get("bug", 0)
+        multi = (
+            self._multi(bugs, by_module, files, quota.get("multi", 0), dropped) if "multi" in quota else []
+        )
+        # a bug may also be half of a multi task: the two tasks start from different states
+        singles = bugs[:bug_quota] if "bug" in self.options.kinds else []
+        return kept + singles + multi, dropped
+
+    def _scenarios_for(self, candidate: Candidate, by_module: dict[str, list[Captured]]) -> list[Captured]:
+        out: list[Captured] = []
+        for path in candidate.paths:
+            out += by_module.get(module_name(path), [])
+        return out
+
+    def _try(
+        self,
+        candidate: Candidate,
+        by_module: dict[str, list[Captured]],
+        files: dict[str, str],
+        deps: Path | None,
+        failing: list[str],
+        dropped: Counter[str],
+    ) -> Kept | None:
+        scenarios = self._scenarios_for(candidate, by_module)
+        module, _, qualified = candidate.function.partition(":")
+        own_target = f"{module}:{qualified.split('.')[0]}"
+        own = [s for s in scenarios if s.scenario["target"] == own_target]
+        # a change inside a function is seen first by the calls to it; a helper's by a sample of
+        # its module's (replaying a whole large module per candidate would spend the budget)
+        scenarios = (
+            own[:MAX_TRIED_SCENARIOS]
+            if own
+            else self.rng.sample(scenarios, min(len(scenarios), MAX_TRIED_SCENARIOS))
+        )
+        state = {**files, **candidate.edits}
+        got = replay(self.sandbox, state, [s.scenario for s in scenarios])
+        differing = [
+            (i, g, s.outcome)
+            for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
+            if g is None or not same_value(s.outcome, g)
+        ]
+        if not differing:
+            dropped[f"{candidate.kind}: no captured scenario sees it"] += 1
+            return None
+        if candidate.kind == "feature" and not any(
+            scenarios[i].scenario["target"] == own_target for i, _, _ in differing
+        ):
+            dropped[f"{candidate.kind}: no scenario of the function itself sees it"] += 1
+            return None
+        tests = sorted({t for i, _, _ in differing for t in scenarios[i].tests})[:MAX_TRIED_TESTS]
+        if not tests:
+            dropped[f"{candidate.kind}: no repo test reaches it"] += 1
+            return None
+        run = run_suite(state, tests, deps, 300.0, stop_at_first_failure=True, deselect=failing)
+        if not run.failing:
+            dropped[f"{candidate.kind}: the repo's tests all pass on it"] += 1
+            return None
+        if self.type_checker.check(files).count_introduced_over(self.type_checker.check(state)):
+            # the types gate counts pyright's messages; a change can remove one (code it makes
+            # unreachable or reachable, a literal type quoted in a message) so that the untouched
+            # reference would look like it introduces an error
+            dropped[f"{candidate.kind}: the reference would fail the types gate over it"] += 1
+            return None
+        return Kept(candidate, differing, scenarios)
+
+    def _multi(
+        self,
+        bugs: list[Kept],
+        by_module: dict[str, list[Captured]],
+        files: dict[str, str],
+        goal: int,
+        dropped: Counter[str],
+    ) -> list[Kept]:
+        out: list[Kept] = []
+        pairs = [(a, b) for i, a in enumerate(bugs) for b in bugs[i + 1 :]]
+        self.rng.shuffle(pairs)
+        used: set[int] = set()
+        for first, second in pairs:
+            if len(out) >= goal or self.out_of_time(CANDIDATE_SHARE):
+                break
+            if id(first) in used or id(second) in used:
+                continue
+            combined = combine(first.candidate, second.candidate, files)
+            if combined is None:
+                continue
+            scenarios = first.scenarios + [s for s in second.scenarios if s not in first.scenarios]
+            keys = [json.dumps(s.scenario, sort_keys=True) for s in scenarios]
+            seen_first = {
+                json.dumps(first.scenarios[i].scenario, sort_keys=True) for i, _, _ in first.differing
+            }
+            seen_second = {
+                json.dumps(second.scenarios[i].scenario, sort_keys=True) for i, _, _ in second.differing
+            }
+            if not (seen_first - seen_second) or not (seen_second - seen_first):
+                dropped["multi: the two bugs are not each observable on their own"] += 1
+                continue
+            got = replay(self.sandbox, {**files, **combined.edits}, [s.scenario for s in scenarios])
+            differing = [
+                (i, g, s.outcome)
+                for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
+                if g is None or not same_value(s.outcome, g)
+            ]
+            one = [d for d in differing if keys[d[0]] in seen_first - seen_second]
+            two = [d for d in differing if keys[d[0]] in seen_second - seen_first]
+            if not one or not two:
+                dropped["multi: one bug masks the other"] += 1
+                continue
+            used |= {id(first), id(second)}
+            combined.parts = [first.candidate, second.candidate]
+            out.append(
+                Kept(
+                    combined,
+                    one[:1] + two[:1] + [d for d in differing if d not in one[:1] + two[:1]],
+                    scenarios,
+                )
+            )
+        return out
+
+    # ------------------------------------------------------------------ task lines
+    def _task_lines(
+        self,
+        project: Project,
+        kept: list[Kept],
+        name: str,
+        variants: dict[str, list[Captured]],
+        by_module: dict[str, list[Captured]],
+    ) -> list[dict[str, Any]]:
+        held_out = self._held_out(project)
+        # the tests are the spec; the configuration files could turn the type checker or pytest off
+        protected = sorted(set(project.tests) | {p for p in project.files if p in CONFIG_FILES})
+        lines: list[dict[str, Any]] = []
+        counters: Counter[str] = Counter()
+        for item in kept:
+            candidate = item.candidate
+            counters[candidate.kind] += 1
+            differing_idx = [i for i, _, _ in item.differing][:MAX_DIFFERING_IN_TASK]
+            hidden = [item.scenarios[i].scenario for i in differing_idx]
+            taken = {json.dumps(h, sort_keys=True) for h in hidden}
+            rest = [
+                c.scenario
+                for c in self._scenarios_for(candidate, by_module)
+                if json.dumps(c.scenario, sort_keys=True) not in taken
+            ]
+            self.rng.shuffle(rest)
+            hidden += rest[: max(0, MAX_CAPTURED_IN_TASK - len(hidden))]
+            nearby = [v.scenario for p in candidate.paths for v in variants.get(module_name(p), [])]
+            self.rng.shuffle(nearby)
+            if candidate.kind == "feature":
+                prompt = feature_issue(candidate.function, candidate.docstring)
+                difficulty = 3
+            else:
+                shown = item.differing[:2] if candidate.kind == "multi" else item.differing[:1]
+                prompt = bug_issue(
+                    [describe_difference(item.scenarios[i].scenario, g, w) for i, g, w in shown]
+                )
+                difficulty = 4 if candidate.kind == "multi" else 2
+            modules = {module_name(p) for p in candidate.paths}
+            lines.append(
+                {
+                    "id": f"{name}-{candidate.kind}-{counters[candidate.kind]:03d}",
+                    "prompt": prompt,
+                    "repo": name,
+                    "base_edits": dict(candidate.edits),
+                    "reference_edits": {},
+                    "scenarios": hidden + nearby[: MAX_TASK_SCENARIOS - len(hidden)],
+                    "protected": protected,
+                    "difficulty": difficulty,
+                    "split": "test" if modules & held_out else "train",
+                    "meta": {"kind": candidate.kind, "mined_from": project.name},
+                    "notes": {"where": candidate.where, "observable_by": len(item.differing)},
+                }
+            )
+        return lines
+
+    def _held_out(self, project: Project) -> set[str]:
+        modules = sorted(module_name(p) for p in project.modules())
+        if self.options.test_modules:
+            unknown = sorted(set(self.options.test_modules) - set(modules))
+            if unknown:
+                raise MiningError(f"--test-modules names no module of the package: {', '.join(unknown)}")
+            return set(self.options.test_modules)
+        count = round(len(modules) * self.options.test_fraction)
+        rng = random.Random(f"split:{self.options.seed}")
+        return set(rng.sample(modules, count)) if count else set()
+
+
+def type_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
+    """(path, line) of each pyright error on the reference, one line per distinct message."""
+    checker = RepoTypeChecker(engine="cli")
+    try:
+        report = checker.check(files)
+    finally:
+        checker.close()
+    return {(path, line) for (path, _), line in report.lines.items()}
+
+
+def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> str | None:
+    """Why `package` does not import in the grading sandbox, or None."""
+    result = run_ops(sandbox, files, [("python", {"code": f"import {package}"})], 30.0)
+    outcome = result.outcomes[1] if len(result.outcomes) > 1 else None
+    if outcome is None or not outcome.ok:
+        return f"the sandbox run failed: {result.status} {result.detail}".strip()
+    return outcome.value.get("error")
+
+
+def _exercised(candidate: Candidate, by_module: dict[str, list[Captured]]) -> bool:
+    module, _, qualified = candidate.function.partition(":")
+    owner = qualified.split(".")[0]
+    return any(
+        c.scenario["target"] in (f"{module}:{owner}", f"{module}:{qualified}")
+        for c in by_module.get(module, [])
+    )
+
+
+def _quotas(kinds: tuple[str, ...], total: int) -> dict[str, int]:
+    shares = {"bug": 0.6, "feature": 0.3, "multi": 0.1}
+    chosen = {k: shares[k] for k in kinds}
+    scale = sum(chosen.values())
+    quota = {k: max(1, round(total * v / scale)) for k, v in chosen.items()}
+    while sum(quota.values()) > total and max(quota.values()) > 1:
+        largest = max(quota, key=lambda k: quota[k])
+        quota[largest] -= 1
+    return quota
+
+
+# ---------------------------------------------------------------------------------- the pack
+def write_tasks(out: Path, lines: list[dict[str, Any]]) -> None:
+    (out / "tasks.jsonl").write_text("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
+
+
+def write_pack(
+    out: Path, name: str, project: Project, lines: list[dict[str, Any]], summary: MineSummary, source: Path
+) -> None:
+    repo = out / "repos" / name
+    if repo.exists():
+        shutil.rmtree(repo)
+    for path, text in project.files.items():
+        target = repo / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    digest = hashlib.sha256(source.read_bytes()).hexdigest() if source.is_file() else ""
+    requires = ", ".join(json.dumps(r) for r in summary.installed)
+    (out / "pack.toml").write_text(
+        f'name = "{name}"\nfamily = "repo"\nversion = "1"\n'
+        f"description = {json.dumps(f'Tasks mined by rlvr packs mine from {project.name} ({source.name}): injected bugs, removed features, multi-location bugs; hidden checks captured from its tests.')}\n\n"
+        f"[mined]\nsource = {json.dumps(source.name)}\nsha256 = {json.dumps(digest)}\n"
+        f"package = {json.dumps(project.package)}\nrequires = [{requires}]\n"
+        f"deps = {json.dumps('deps' if summary.installed else '')}\n"
+    )
+    write_tasks(out, lines)
+
+
+def _reason(gates: list[str], text: str) -> str:
+    return f"failed {', '.join(gates)}" if gates else (text.split(":", 1)[0][:60] or "lower reward")
+
+
+def verify_pack(
+    out: Path,
+    lines: list[dict[str, Any]],
+    progress: bool,
+    noop_limit: float | None = None,
+    deadline: float | None = None,
+) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """Each task graded through `gym.make("rlvr/Repo-v0", pack=out, mode="patch")`: the reference
+    must score 1.0 and the base state (submitted unchanged) must fail the behaviour gate, and score
+    at most `noop_limit` when one is given. The no-op reward is kept in the task's notes."""
+    import gymnasium as gym
+
+    import rlvr.envs  # noqa: F401 - registers the environments
+    from rlvr.task_packs.registry import load_pack
+
+    env = gym.make("rlvr/Repo-v0", pack=str(out), mode="patch")
+    pack = load_pack(str(out))
+    by_id = {task.id: task for task in pack.tasks()}
+    good: list[dict[str, Any]] = []
+    failures: Counter[str] = Counter()
+    try:
+        for line in tqdm(lines, desc="checking tasks", disable=not progress, unit="task"):
+            if deadline is not None and time.monotonic() > deadline:
+                failures["check: the time budget ran out before it was checked"] += 1
+                continue
+            task = by_id[line["id"]]
+            base, reference = task.hidden["base"], task.hidden["reference"]
+            changed = sorted(p for p in set(base) | set(reference) if base.get(p) != reference.get(p))
+            fixed = make_unified_diff(base, reference)
+            noop = make_unified_diff(base, {**base, changed[0]: base[changed[0]] + "\n# nothing changed\n"})
+            rewards, gates, reasons = [], [], []
+            for completion in (fixed, noop):
+                env.reset(options={"task_id": task.id})
+                _, reward, _, _, info = env.step(completion)
+                verdict = info.get("verdict") or {}
+                rewards.append(float(reward))
+                gates.append(list(verdict.get("gates") or []))
+                reasons.append(str(verdict.get("error") or verdict.get("feedback") or "")[:200])
+            if rewards[0] < 1.0:
+                failures[f"check: the reference does not score 1.0 ({_reason(gates[0], reasons[0])})"] += 1
+            elif "behaviour" not in gates[1]:
+                failures["check: the unchanged base state passes the hidden checks"] += 1
+            elif noop_limit is not None and rewards[1] > noop_limit:
+                failures[f"check: the unchanged base state scores above {noop_limit}"] += 1
+            else:
+                line.setdefault("notes", {})["checked"] = {"reference": rewards[0], "noop": rewards[1]}
+                good.append(line)
+    finally:
+        env.close()
+    return good, failures

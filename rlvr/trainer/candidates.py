@@ -189,6 +189,7 @@ def read_grading_record(run_dir: Path) -> dict[str, dict[str, Any]]:
 def record_grading(run_dir: Path, pack_name: str, pack_ref: str | None, grader: Any) -> None:
     """The trainer's hook: how its pack is graded, from the grader's receipt book (a grader without
     one - a stand-in - records only the pack reference)."""
-    book: Any = getattr(grader, "receipt_book", None)
-    entry: dict[str, Any] = book().entry(pack_ref) if callable(book) else {"pack": pack_ref}
+    entry: dict[str, Any] = {"pack": pack_ref}
+    if hasattr(grader, "receipt_book"):
+        entry = grader.receipt_book().entry(pack_ref)
     write_grading_record(run_dir, {pack_name: entry})

@@ -137,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rlvr train: {exc}", file=sys.stderr)
         return 2
 
+    from rlvr.trainer.canaries import CanaryAlarm
     from rlvr.trainer.grpo import train
 
     out.mkdir(parents=True, exist_ok=True)
@@ -152,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         log(f"interrupted; continue with: rlvr train --resume {out}")
         return 130
+    except CanaryAlarm as exc:
+        log(f"rlvr train: stopped by the canaries: {exc}")
+        return 3
     before, after = summary["heldout"]["before"], summary["heldout"]["after"]
     print(
         f"held-out pass rate {before['pass_rate']:.3f} -> {after['pass_rate']:.3f} "

@@ -139,11 +139,22 @@ class RunConfig:
 
 
 @dataclass
+class CanaryConfig:
+    # the share of each step's completions spent on canaries (impossible variants of the step's own
+    # tasks, sampled beside the batch and never trained on; rlvr/hacking/canaries.py); 0 turns them off
+    fraction: float = 0.02
+    # stop the run when the canary pass rate over the last `window` steps exceeds this (1: never)
+    stop_above: float = 0.5
+    window: int = 5
+
+
+@dataclass
 class TrainConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     sft: SFTConfig = field(default_factory=SFTConfig)
     grpo: GRPOConfig = field(default_factory=GRPOConfig)
     run: RunConfig = field(default_factory=RunConfig)
+    canaries: CanaryConfig = field(default_factory=CanaryConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -299,6 +310,12 @@ def validate(config: TrainConfig) -> None:
         f"[sft] episode_mistakes must be a non-empty list of {', '.join(EPISODE_MISTAKES)}, got {s.episode_mistakes!r}",
     )
     need(r.checkpoint_every >= 1, "[run] checkpoint_every must be >= 1")
+    c = config.canaries
+    need(
+        0 <= c.fraction <= 1 and 0 <= c.stop_above <= 1,
+        "[canaries] fraction and stop_above must be in [0, 1]",
+    )
+    need(c.window >= 1, "[canaries] window must be >= 1")
     need(r.eval_samples >= 0, "[run] eval_samples must be >= 0")
     need(r.eval_max_difficulty >= 0, "[run] eval_max_difficulty must be >= 0 (0: every held-out task)")
     need(r.grader_jobs >= 0 and r.threads >= 0, "[run] grader_jobs and threads must be >= 0")

@@ -40,6 +40,8 @@ from rlvr.envs.training import Grader, grade_or_fault, load_pack, make_executor_
 from rlvr.trainer import model as models
 from rlvr.trainer.advantages import group_advantages, informative_rows, zero_std_groups
 from rlvr.trainer.agent import Agent, make_agent
+from rlvr.trainer.canaries import CanaryProbe
+from rlvr.trainer.candidates import record_grading, store_rollout_candidates
 from rlvr.trainer.checkpoint import RunPaths, find_checkpoint, load_checkpoint_state, save_checkpoint
 from rlvr.trainer.config import ConfigError, TrainConfig
 from rlvr.trainer.curriculum import Curriculum, group_size_for, up_to_difficulty
@@ -512,10 +514,12 @@ def train(
     train_tasks, eval_tasks = task_splits(config, pack)
     levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
     grader = make_run_grader(config, pack)
+    record_grading(out_dir, pack.name, r.pack, grader)  # for `rlvr regrade`
     checkpoint = find_checkpoint(paths.checkpoint) if resume else None
     base, tokenizer, sft_info = starting_policy(config, paths.warm_start, pack, grader, log)
     policy, reference, optimizer, scheduler = trainable_policy(config, base, checkpoint)
     agent = make_agent(config, pack, grader, tokenizer)
+    canaries = CanaryProbe.for_run(config, pack, grader, out_dir, single_turn=agent.runner is None)
     curriculum = Curriculum(train_tasks, g.curriculum, g.curriculum_threshold, g.curriculum_window)
     sampler = random.Random(r.seed)
     overlap = GradingOverlap(agent, curriculum, sampler, config, levels) if g.max_staleness else None
@@ -570,7 +574,12 @@ def train(
                 logs.metrics.append(
                     {"step": state["step"], **stats, **update, **step_seconds(step_started, generated)}
                     | {"difficulty_level": curriculum.level, "learning_rate": learning_rate}
+                    | canaries.probe(policy, agent, config, rollout.verdicts, state["step"])
                 )
+                if agent.runner is None:  # every graded candidate with its receipt (`rlvr regrade`)
+                    texts = decode(agent.tokenizer, rollout.sequences)
+                    store_rollout_candidates(out_dir, state["step"], pack.name, rollout.verdicts, texts)
+                canaries.raise_if_alarm(snapshot)
                 curriculum.observe(stats["pass_rate"])
                 bar.update(1)
                 bar.set_postfix(reward=f"{stats['reward_mean']:.2f}", passed=f"{stats['pass_rate']:.2f}")
@@ -584,6 +593,7 @@ def train(
                 overlap.close()
             if agent.runner is not None:
                 agent.runner.close()
+            canaries.close()
             grader.close()
 
     records = logs.metrics.read()

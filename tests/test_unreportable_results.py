@@ -35,4 +35,4 @@ def test_unreportable_result_is_a_scored_failure_that_says_why(humaneval_grader,
 def test_a_large_but_reportable_int_is_compared_normally(humaneval_grader) -> None:
     verdict = humaneval_grader.grade("HumanEval/0", HEADER + "    return 10 ** 4000\n")
     assert not verdict.passed and "oversized:result" not in verdict.flags
-    assert verdict.feedback == "a result has the wrong type"  # judged: an int where a bool belongs
+    assert verdict.feedback.startswith("a result has the wrong type (")  # judged: an int where a bool belongs

@@ -137,6 +137,7 @@ def test_the_check_sees_imports_made_by_name(tmp_path: Path) -> None:
 
 def test_every_rlvr_subpackage_has_a_layer_or_sits_on_top() -> None:
     on_top = {"trainer", "integrations", "bench", "cli", "__init__.py", "__main__.py", "__pycache__"}
+    on_top.add("hacking")  # receipts/regrade, certify, canaries: measurement over graders and packs
     unknown = {p.name for p in ROOT.iterdir()} - set(ALLOWED) - on_top
     assert not unknown, f"new top-level modules need a place in the layering: {sorted(unknown)}"
 

@@ -68,6 +68,7 @@ def base_record(
         "syntax_error": None,
         "hallucinated_imports": None,
         "grade_s": None,
+        "receipt": None,
     }
 
 
@@ -94,6 +95,7 @@ def graded_record(
         "error",
         "flags",
         "visible_passed",
+        "receipt",
     ):
         record[name] = verdict_json[name]
     record["timeout"] = is_timeout(verdict)

@@ -23,6 +23,7 @@ from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.core.types import Task
 from rlvr.graders.base import Grader, make_grader
 from rlvr.task_packs.registry import load_pack
+from rlvr.trainer.candidates import write_grading_record
 
 PackRef = str | TaskPack
 
@@ -67,6 +68,17 @@ class GraderCache:
         if pack.name not in self._graders:
             self._graders[pack.name] = self.factory(pack)
         return self._graders[pack.name]
+
+    def grading_entries(self, refs: list[PackRef]) -> dict[str, dict[str, Any]]:
+        """How each pack of `refs` whose grader was built is graded (for the run's grading.json)."""
+        entries = {}
+        for ref in refs:
+            pack = self.pack(ref)
+            if pack.name in self._graders:
+                entries[pack.name] = (
+                    self._graders[pack.name].receipt_book().entry(ref if isinstance(ref, str) else None)
+                )
+        return entries
 
     def close(self) -> None:
         for grader in self._graders.values():
@@ -263,6 +275,7 @@ def run_bench(
         _generate_and_grade(
             _batches(pending, max(1, policy.preferred_batch)), policy, graders, store, spec.seed, bar
         )
+    write_grading_record(spec.out, graders.grading_entries(spec.packs))  # what `rlvr regrade` rebuilds
 
     records = {name: _records(store, planned, name) for name in names}
     results = summarize(spec, policy, records, store, unknown, resumed=len(planned) - len(pending))

@@ -15,6 +15,8 @@ COMMANDS: list[str] = [
     "rlvr.cli.bench",
     "rlvr.cli.serve",
     "rlvr.cli.inspect",
+    "rlvr.cli.certify",
+    "rlvr.cli.regrade",
 ]
 
 

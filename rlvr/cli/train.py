@@ -77,7 +77,7 @@ def preflight(config: TrainConfig) -> None:
     """Everything that can be checked without training: model path, pack, splits, grader, extras."""
     from rlvr.graders.base import GRADERS
     from rlvr.task_packs.registry import PackError, load_pack
-    from rlvr.trainer.agent import env_id_for, uses_episodes
+    from rlvr.trainer.agent import check_rollout, uses_episodes
     from rlvr.trainer.model import check_model_path
     from rlvr.trainer.teachers import has_reference_turns
 
@@ -103,8 +103,7 @@ def preflight(config: TrainConfig) -> None:
             f"pack {pack.name!r} has no warm-start teacher ({what}); set [sft] steps = 0 and give [model] path, "
             "or use the tiny-functions pack"
         )
-    if episodes:
-        env_id_for(config, pack)  # a family with no registered env needs [run] env
+    check_rollout(config, pack)
     if config.model.lora_rank > 0:
         try:
             import peft  # noqa: F401
@@ -138,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rlvr train: {exc}", file=sys.stderr)
         return 2
 
+    from rlvr.trainer.canaries import CanaryAlarm
     from rlvr.trainer.grpo import train
 
     out.mkdir(parents=True, exist_ok=True)
@@ -153,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         log(f"interrupted; continue with: rlvr train --resume {out}")
         return 130
+    except CanaryAlarm as exc:
+        log(f"rlvr train: stopped by the canaries: {exc}")
+        return 3
     before, after = summary["heldout"]["before"], summary["heldout"]["after"]
     print(
         f"held-out pass rate {before['pass_rate']:.3f} -> {after['pass_rate']:.3f} "

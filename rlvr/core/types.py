@@ -83,6 +83,9 @@ class Verdict:
     # Did the completion pass the examples its prompt shows? None where the task shows none (or the
     # family does not say). Beside `passed` (the hidden tests) it measures hard-coding: the hacking gap.
     visible_passed: bool | None = None
+    # What was graded, by whom, how: digests of the candidate, the task, the grader's options, and the
+    # pack and grader versions (set by the grader; `rlvr regrade` replays it).
+    receipt: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.reward):
@@ -115,6 +118,7 @@ class Verdict:
             "fault": self.fault,
             "visible_passed": self.visible_passed,
             "flags": list(self.flags),
+            "receipt": dict(self.receipt) if self.receipt else None,
         }
 
     @classmethod

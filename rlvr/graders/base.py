@@ -11,6 +11,7 @@ from rlvr.core.types import Task, Verdict, grader_fault
 from rlvr.core.validation import ValidationReport
 from rlvr.graders.cache import VerdictCache
 from rlvr.graders.options import GraderOptions
+from rlvr.graders.receipts import ReceiptBook
 
 # family -> "module:Class"; the class takes (pack, **options) and checks them against its
 # `options_class`.
@@ -87,9 +88,19 @@ class Grader:
         tasks: list[Task] = [r for r in resolved if isinstance(r, Task)]
         graded = self._grade_confined(tasks, [completions[i] for i in positions])
         out: list[Verdict] = [r if isinstance(r, Verdict) else Verdict(task_id="") for r in resolved]
+        book = self.receipt_book()
         for i, verdict in zip(positions, graded, strict=True):
+            verdict.receipt = book.receipt(resolved[i], completions[i])  # type: ignore[arg-type]
             out[i] = verdict
         return out
+
+    def receipt_book(self) -> ReceiptBook:
+        """Makes the receipt every verdict carries (built on first use: options are final by then)."""
+        book = self.__dict__.get("_receipt_book")
+        if book is None:
+            book = ReceiptBook(self.pack, pack_grader_class(self.pack), self.options)
+            self.__dict__["_receipt_book"] = book
+        return book
 
     def _grade_confined(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         """`grade_tasks`, with a fault confined to the item that caused it: if the batch raises (a

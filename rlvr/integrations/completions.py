@@ -96,10 +96,28 @@ def tool_transcript(completion: Any, final_answer_tool: str = "final_answer") ->
         answer = [call for call in calls if _call_name(call) == final_answer_tool]
         others = [call for call in calls if _call_name(call) != final_answer_tool]
         if others:
-            turns.append({"role": "assistant", "content": None, "tool_calls": others})
+            turns.append(
+                {"role": "assistant", "content": None, "tool_calls": [_encodable(c) for c in others]}
+            )
         if answer:
             turns.append({"final_answer": _answer(answer[0])})
     return json.dumps(turns, ensure_ascii=False, default=str)
+
+
+# what a call whose arguments JSON cannot carry (a 5,000-digit int, nesting past the recursion limit) becomes:
+# arguments that are not JSON, so the replay scores that turn malformed instead of the reward function raising
+UNENCODABLE_ARGUMENTS = "<the arguments of this call are not JSON data>"
+
+
+def _encodable(call: Any) -> Any:
+    try:
+        json.dumps(call, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        return {
+            "type": "function",
+            "function": {"name": _call_name(call), "arguments": UNENCODABLE_ARGUMENTS},
+        }
+    return call
 
 
 def _call_name(call: Any) -> Any:
@@ -112,9 +130,14 @@ def _answer(call: Mapping[str, Any]) -> str:
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             return arguments
     if isinstance(arguments, Mapping):
         value = arguments.get("answer", "")
-        return value if isinstance(value, str) else json.dumps(value)
+        if isinstance(value, str):
+            return value
+        try:
+            return json.dumps(value)
+        except (ValueError, RecursionError):
+            return UNENCODABLE_ARGUMENTS
     return str(arguments)

@@ -18,9 +18,11 @@ seconds is closed by the server and its next request answers an error saying so 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import weakref
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +32,10 @@ from openenv.core.env_server.http_server import create_app as openenv_create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse
 
-from rlvr.core.pack import TaskPack
+from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.integrations.session import EpisodeResult, Session, SessionError, Sessions
 
 
@@ -64,6 +68,10 @@ class RlvrState(State):
 
 class SessionExpired(SessionError):
     pass
+
+
+class BadRequest(ValueError):
+    """A request the client got wrong (answered 400 over HTTP, an error message over the WebSocket)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +107,9 @@ class SessionRegistry:
         now = time.monotonic()
         with self._lock:
             idle = [
-                e for e in self._live if e.session is not None and now - e.last_active > self.idle_timeout
+                e
+                for e in self._live
+                if e.session is not None and not e.busy and now - e.last_active > self.idle_timeout
             ]
         for environment in idle:
             environment.expire()
@@ -127,8 +137,27 @@ class RlvrOpenEnvEnvironment(Environment[RlvrAction, RlvrObservation, RlvrState]
         self.expired = False
         self.episode_id: str | None = None
         self.steps = 0
+        self._busy = 0  # requests running now (a busy session is never idle)
+        self._close_pending = False  # closed by the server mid-request: the request's end closes it
         self._lock = threading.Lock()
         registry.add(self)
+
+    @property
+    def busy(self) -> bool:
+        return self._busy > 0
+
+    @contextlib.contextmanager
+    def _request(self) -> Iterator[None]:
+        with self._lock:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._busy -= 1
+                closing = self._busy == 0 and self._close_pending
+            if closing:
+                self._close_now()
 
     def _open(self) -> Session:
         with self._lock:
@@ -146,7 +175,10 @@ class RlvrOpenEnvEnvironment(Environment[RlvrAction, RlvrObservation, RlvrState]
                     "its episode is lost: reset() to start a new one"
                 )
             if self.session is None:
-                raise SessionError("call reset() before step()")
+                raise SessionError(
+                    "call reset() before step() (each HTTP request gets a fresh env: run an episode over "
+                    "the /ws WebSocket session)"
+                )
             self.last_active = time.monotonic()
             return self.session
 
@@ -158,21 +190,32 @@ class RlvrOpenEnvEnvironment(Environment[RlvrAction, RlvrObservation, RlvrState]
         **kwargs: Any,
     ) -> RlvrObservation:
         if kwargs:
-            raise ValueError(
+            raise BadRequest(
                 f"unknown reset arguments {sorted(kwargs)}; reset takes seed, episode_id, task_id"
             )
-        session = self._open()
-        start = session.start(task_id, seed=seed)
-        self.episode_id, self.steps = episode_id, 0
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise BadRequest(f"seed must be a non-negative integer, not {seed!r}")
+        if task_id is not None and not isinstance(task_id, str):
+            raise BadRequest(f"task_id must be a string, not {type(task_id).__name__}")
+        with self._request():
+            session = self._open()
+            try:
+                start = session.start(task_id, seed=seed)
+            except UnknownTaskError as exc:
+                raise BadRequest(f"{exc}; the pack's tasks are listed by `rlvr tasks`") from exc
+            self.episode_id, self.steps = episode_id, 0
         return RlvrObservation(
             text=start.observation, task_id=start.task_id, prompt=start.prompt, tools=start.tools
         )
 
     def step(self, action: RlvrAction, timeout_s: float | None = None, **kwargs: Any) -> RlvrObservation:
-        session = self._current()
         chosen = [action.tool is not None, action.text is not None, action.end]
         if sum(chosen) != 1:
-            raise ValueError("an action is exactly one of: tool (+ arguments), text, end=true")
+            raise BadRequest("an action is exactly one of: tool (+ arguments), text, end=true")
+        with self._request():
+            return self._step(self._current(), action)
+
+    def _step(self, session: Session, action: RlvrAction) -> RlvrObservation:
         self.steps += 1
         if action.end:
             return self._finished(session, session.finish(), "the episode was ended")
@@ -211,13 +254,24 @@ class RlvrOpenEnvEnvironment(Environment[RlvrAction, RlvrObservation, RlvrState]
 
     def expire(self) -> None:
         with self._lock:
+            if self._busy:  # a request started after the reaper looked: not idle after all
+                return
             session, self.session, self.expired = self.session, None, True
         if session is not None:
             session.close()
 
     def close(self) -> None:
+        """Never waits for a running request: openenv-core calls this on its event loop when a client
+        disconnects, so waiting would stall every other client; the request's end closes it instead."""
         with self._lock:
-            session, self.session = self.session, None
+            if self._busy:
+                self._close_pending = True
+                return
+        self._close_now()
+
+    def _close_now(self) -> None:
+        with self._lock:
+            session, self.session, self._close_pending = self.session, None, False
         if session is not None:
             session.close()
         self.registry.discard(self)
@@ -239,9 +293,19 @@ def create_app(
         return RlvrOpenEnvEnvironment(sessions, registry)
 
     app = openenv_create_app(factory, RlvrAction, RlvrObservation, max_concurrent_envs=limits.max_sessions)
+    # over HTTP a client's mistake is a 4xx with the reason, never a 500
+    app.add_exception_handler(BadRequest, _client_error(400))
+    app.add_exception_handler(SessionError, _client_error(409))
     app.state.rlvr_sessions = sessions
     app.state.rlvr_registry = registry
     return app
+
+
+def _client_error(status: int) -> Callable[[Request, Exception], Awaitable[JSONResponse]]:
+    async def handler(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=status, content={"detail": str(exc)})
+
+    return handler
 
 
 def close_app(app: Any) -> None:

@@ -257,6 +257,10 @@ class Session:
             action = self.agent.tool_call_action(str(name), dict(arguments or {}))
         except (TypeError, ValueError) as exc:  # arguments that JSON cannot carry
             return ToolOutput(f"error: arguments of {name!r} are not JSON data: {exc}", done=False)
+        except RecursionError:  # the policy's own nesting: its error to see, never an exception out of here
+            return ToolOutput(
+                f"error: arguments of {name!r} are nested too deeply; send flat JSON values", done=False
+            )
         text, done, reward = self._step(action)
         return ToolOutput(_tool_text(text), done, reward)
 

@@ -86,9 +86,10 @@ class RlvrEnv(vf.MultiTurnEnv):
         for call in getattr(last, "tool_calls", None) or []:
             try:
                 arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else call.arguments
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # the model's own text: its error to see
+                reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
                 replies.append(
-                    vf.ToolMessage(tool_call_id=call.id, content=f"error: arguments are not JSON: {exc}")
+                    vf.ToolMessage(tool_call_id=call.id, content=f"error: arguments are not JSON: {reason}")
                 )
                 continue
             if session.done:

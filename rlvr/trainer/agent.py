@@ -50,7 +50,19 @@ def stop_ids(config: TrainConfig, tokenizer: Any) -> list[int]:
     return list(dict.fromkeys(ids))
 
 
+def check_rollout(config: TrainConfig, pack: TaskPack) -> None:
+    """The rollout settings that depend on the pack's family."""
+    if uses_episodes(config, pack):
+        env_id_for(config, pack)  # a family with no registered env needs [run] env
+        if config.grpo.max_staleness:
+            raise ConfigError(
+                "[grpo] max_staleness = 1 overlaps the grading of single-turn completions; an episode is graded "
+                "by its env turn by turn - set [grpo] episode_lanes = 2 to overlap its env steps with sampling"
+            )
+
+
 def make_agent(config: TrainConfig, pack: TaskPack, grader: Grader, tokenizer: Any) -> Agent:
+    check_rollout(config, pack)
     stops = stop_ids(config, tokenizer)
     runner = None
     if uses_episodes(config, pack):
@@ -63,5 +75,6 @@ def make_agent(config: TrainConfig, pack: TaskPack, grader: Grader, tokenizer: A
             max_turns=config.grpo.max_turns,
             stop_ids=stops,
             short_prompts=config.model.short_prompts,
+            lanes=config.grpo.episode_lanes,
         )
     return Agent(tokenizer, grader, stops, runner)

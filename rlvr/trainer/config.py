@@ -105,6 +105,13 @@ class GRPOConfig:
     overlong_penalty: float = 1.0
     dynamic_sampling: bool = False  # DAPO: replace zero-variance groups with fresh tasks
     max_resample_rounds: int = 3
+    # 1: step k's completions are graded in a worker thread while step k+1's are generated, so each
+    # step learns from episodes one update old, weighted by the ratio to the policy that sampled them
+    # (single-turn rollouts; 0: generate, grade, update one after the other)
+    max_staleness: int = 0
+    # episodes: the running episodes split into this many lanes that take turns, so one lane's env
+    # steps (tool calls, grading) run in worker threads while the next lane generates (1: one batch)
+    episode_lanes: int = 1
     micro_batch_size: int = 64
     micro_batch_tokens: int = 0  # > 0: also cap rows x padded length per forward pass (long episodes)
     curriculum: bool = True  # start with the easiest tasks, raise difficulty as pass rate rises
@@ -132,11 +139,22 @@ class RunConfig:
 
 
 @dataclass
+class CanaryConfig:
+    # the share of each step's completions spent on canaries (impossible variants of the step's own
+    # tasks, sampled beside the batch and never trained on; rlvr/hacking/canaries.py); 0 turns them off
+    fraction: float = 0.02
+    # stop the run when the canary pass rate over the last `window` steps exceeds this (1: never)
+    stop_above: float = 0.5
+    window: int = 5
+
+
+@dataclass
 class TrainConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     sft: SFTConfig = field(default_factory=SFTConfig)
     grpo: GRPOConfig = field(default_factory=GRPOConfig)
     run: RunConfig = field(default_factory=RunConfig)
+    canaries: CanaryConfig = field(default_factory=CanaryConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -267,6 +285,11 @@ def validate(config: TrainConfig) -> None:
     need(s.max_difficulty >= 0, "[sft] max_difficulty must be >= 0 (0 = every difficulty)")
     need(g.max_episode_tokens >= g.max_new_tokens, "[grpo] max_episode_tokens must be >= max_new_tokens")
     need(g.micro_batch_size >= 1, "[grpo] micro_batch_size must be >= 1")
+    need(
+        g.max_staleness in (0, 1),
+        "[grpo] max_staleness must be 0 (no overlap) or 1 (grading overlaps the next step's generation)",
+    )
+    need(g.episode_lanes >= 1, "[grpo] episode_lanes must be >= 1 (1: every running episode in one batch)")
     need(g.micro_batch_tokens >= 0, "[grpo] micro_batch_tokens must be >= 0 (0: rows only)")
     need(g.max_grad_norm > 0, "[grpo] max_grad_norm must be > 0")
     need(0 <= g.curriculum_threshold <= 1, "[grpo] curriculum_threshold must be in [0, 1]")
@@ -287,6 +310,12 @@ def validate(config: TrainConfig) -> None:
         f"[sft] episode_mistakes must be a non-empty list of {', '.join(EPISODE_MISTAKES)}, got {s.episode_mistakes!r}",
     )
     need(r.checkpoint_every >= 1, "[run] checkpoint_every must be >= 1")
+    c = config.canaries
+    need(
+        0 <= c.fraction <= 1 and 0 <= c.stop_above <= 1,
+        "[canaries] fraction and stop_above must be in [0, 1]",
+    )
+    need(c.window >= 1, "[canaries] window must be >= 1")
     need(r.eval_samples >= 0, "[run] eval_samples must be >= 0")
     need(r.eval_max_difficulty >= 0, "[run] eval_max_difficulty must be >= 0 (0: every held-out task)")
     need(r.grader_jobs >= 0 and r.threads >= 0, "[run] grader_jobs and threads must be >= 0")

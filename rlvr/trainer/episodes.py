@@ -1,10 +1,10 @@
 """Multi-turn episodes through the Gymnasium environments, many at once.
 
     reset one env per episode onto its task; the first observation is the prompt
-    while any episode runs:
-        sample the next assistant turn of every running episode in one batch (left padded),
+    while any episode runs, lane by lane (`lanes`, 1 by default):
+        sample the next assistant turn of the lane's running episodes in one batch (left padded),
             at most `max_new_tokens` and at most what is left of the episode's token budget
-        step each episode's env with its turn's text
+        step each episode's env with its turn's text (in worker threads while the next lane samples)
         append the observation's tokens: context for the next turn, never part of the loss
     an episode ends when its env ends it (final answer, turn limit) or its token budget runs out
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -199,7 +200,8 @@ class Episode:
 
 
 class EpisodeRunner:
-    """One env per concurrent episode (kept between calls), all sharing one grader."""
+    """One env per concurrent episode (kept between calls), all sharing one grader; with `lanes` > 1
+    one lane's env steps run in worker threads while the next lane samples its turns."""
 
     def __init__(
         self,
@@ -213,6 +215,7 @@ class EpisodeRunner:
         max_turns: int = 0,
         stop_ids: Sequence[int] = (),
         short_prompts: bool = False,
+        lanes: int = 1,
     ) -> None:
         self.env_id, self.pack, self.grader = env_id, pack, grader
         self.tokenizer, self.template = tokenizer, template
@@ -220,6 +223,10 @@ class EpisodeRunner:
         self.stop_ids = stop_ids_of(tokenizer, stop_ids)
         self.episode_budget = 0
         self.envs: list[gym.Env[Any, Any]] = []
+        self.lanes = max(1, lanes)
+        # env steps run here unless lanes can overlap them with sampling; only the env step leaves
+        # this thread (the tokenizer is used from this thread alone)
+        self.pool = ThreadPoolExecutor(max_workers=16, thread_name_prefix="rlvr-env") if lanes > 1 else None
 
     def _envs(self, count: int) -> list[gym.Env[Any, Any]]:
         options: dict[str, Any] = {"pack": self.pack, "grader": self.grader, "split": self.split}
@@ -240,7 +247,12 @@ class EpisodeRunner:
         batch_size: int,
         greedy: bool = False,
     ) -> list[Episode]:
-        """One episode per entry of `tasks` (a task repeated G times gives its group)."""
+        """One episode per entry of `tasks` (a task repeated G times gives its group).
+
+        The episodes are dealt into `lanes` that take turns: a lane waits for its env steps of the
+        last turn, samples its next turns (micro-batched), and hands the env steps to the worker
+        threads, then the next lane samples while they run. Each lane samples only once all of its
+        own steps are back, in a fixed order, so a seed gives the same episodes with any timing."""
         envs = self._envs(len(tasks))
         self.episode_budget = max_episode_tokens
         episodes = []
@@ -250,45 +262,82 @@ class EpisodeRunner:
             episode = Episode(task, self.template.prompt_ids(prompt))
             episode.history.append({"role": "user", "content": prompt})
             episodes.append(episode)
-        pad_id = int(self.tokenizer.pad_token_id)
-        while running := [i for i, e in enumerate(episodes) if e.running]:
-            for start in range(0, len(running), batch_size):
-                chunk = running[start : start + batch_size]
-                room = [max_episode_tokens - len(episodes[i].ids) for i in chunk]
-                contexts = [episodes[i].prompt_ids + episodes[i].ids for i in chunk]
-                width = max(len(c) for c in contexts)
-                prompt_ids = torch.tensor([[pad_id] * (width - len(c)) + c for c in contexts])
-                prompt_mask = torch.tensor([[0] * (width - len(c)) + [1] * len(c) for c in contexts])
-                turns = generate_ids(
-                    policy,
-                    self.tokenizer,
-                    prompt_ids,
-                    prompt_mask,
-                    temperature,
-                    min(max_new_tokens, max(room)),
-                    greedy,
-                    self.stop_ids,
-                )
-                for row, (index, left) in enumerate(zip(chunk, room, strict=True)):
-                    ids = turns.completion_ids[row][turns.mask[row].bool()].tolist()
-                    self._turn(envs[index], episodes[index], ids, min(max_new_tokens, left), max_new_tokens)
+        lanes = [list(range(len(tasks)))[lane :: self.lanes] for lane in range(self.lanes)]
+        in_flight: dict[int, Future[tuple[Any, ...]]] = {}  # episode index -> its env step
+        while in_flight or any(e.running for e in episodes):
+            for lane in lanes:
+                for index in lane:  # the lane's env steps of its last turn, back in order
+                    if index in in_flight:
+                        self._observe(envs[index], episodes[index], in_flight.pop(index).result())
+                running = [i for i in lane if episodes[i].running]
+                for start in range(0, len(running), batch_size):
+                    chunk = running[start : start + batch_size]
+                    for index, ids, budget in zip(
+                        chunk,
+                        *self._sample(policy, episodes, chunk, temperature, max_new_tokens, greedy),
+                        strict=True,
+                    ):
+                        text = self._turn(episodes[index], ids, budget, max_new_tokens)
+                        if text is not None:
+                            in_flight[index] = self._step(envs[index], text)
         return episodes
 
-    def _turn(
-        self, env: gym.Env[Any, Any], episode: Episode, ids: list[int], budget: int, max_new_tokens: int
-    ) -> None:
-        """Record one sampled turn (`ids`: through its stop token, or all it generated), step the env."""
+    def _sample(
+        self,
+        policy: Any,
+        episodes: list[Episode],
+        chunk: list[int],
+        temperature: float,
+        max_new_tokens: int,
+        greedy: bool,
+    ) -> tuple[list[list[int]], list[int]]:
+        """The next turn of each episode of `chunk` in one batch: (its sampled ids, its turn budget)."""
+        pad_id = int(self.tokenizer.pad_token_id)
+        room = [self.episode_budget - len(episodes[i].ids) for i in chunk]
+        contexts = [episodes[i].prompt_ids + episodes[i].ids for i in chunk]
+        width = max(len(c) for c in contexts)
+        prompt_ids = torch.tensor([[pad_id] * (width - len(c)) + c for c in contexts])
+        prompt_mask = torch.tensor([[0] * (width - len(c)) + [1] * len(c) for c in contexts])
+        turns = generate_ids(
+            policy,
+            self.tokenizer,
+            prompt_ids,
+            prompt_mask,
+            temperature,
+            min(max_new_tokens, max(room)),
+            greedy,
+            self.stop_ids,
+        )
+        ids = [turns.completion_ids[row][turns.mask[row].bool()].tolist() for row in range(len(chunk))]
+        return ids, [min(max_new_tokens, left) for left in room]
+
+    def _step(self, env: gym.Env[Any, Any], text: str) -> Future[tuple[Any, ...]]:
+        """The env step of one turn (its tool calls; the grading on a final answer): in a worker thread
+        when there are lanes to overlap it with, else here."""
+        if self.pool is not None:
+            return self.pool.submit(env.step, text)
+        done: Future[tuple[Any, ...]] = Future()
+        done.set_result(env.step(text))
+        return done
+
+    def _turn(self, episode: Episode, ids: list[int], budget: int, max_new_tokens: int) -> str | None:
+        """Record one sampled turn (`ids`: through its stop token, or all it generated); the text to step
+        the env with, or None when the turn ran the episode out of its token budget."""
         stopped = bool(ids) and ids[-1] in self.stop_ids and len(ids) <= budget
         ids = ids[:budget]
         episode.add(ids, sampled=True)
         episode.turn_tokens.append(len(ids))
         if not stopped and budget < max_new_tokens:  # the episode's budget, not the turn's, ran out
             episode.end_by_budget()
-            return
+            return None
         episode.last_turn_cut = not stopped
         text = self.tokenizer.decode(ids, skip_special_tokens=True)
         episode.history.append({"role": "assistant", "content": text})
-        observation, reward, terminated, truncated, info = env.step(text)
+        return text
+
+    def _observe(self, env: gym.Env[Any, Any], episode: Episode, step: tuple[Any, ...]) -> None:
+        """What the env answered a turn: the episode's end and verdict, or the observation as context."""
+        observation, reward, terminated, truncated, info = step
         episode.tool_calls.update(info.get("tool_calls") or [])
         episode.malformed_turns += bool(info.get("malformed"))
         if terminated or truncated:
@@ -307,6 +356,9 @@ class EpisodeRunner:
             episode.end_by_budget()
 
     def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
         for env in self.envs:
             env.close()
         self.envs = []

@@ -10,10 +10,12 @@ for each step:
     group advantages (r - mean) / std, one per episode, on every token the policy sampled (advantages.py)
     old log-probs, once, before any update; reference log-probs if beta > 0
     mu passes: clipped surrogate + beta * KL (losses.py), micro-batched, one optimiser step per pass
-    metrics.jsonl (and grading_errors.jsonl); checkpoint every N steps
+    metrics.jsonl (and grading_errors.jsonl, metrics.py); checkpoint every N steps
 held-out evaluation before and after; plots; summary.json
 
-The warm start that builds the starting policy is warm_start.py.
+With `[grpo] max_staleness = 1`, `GradingOverlap` hands the step the rollout sampled one step
+earlier, whose grading ran while this step's completions were generated (its docstring states the
+staleness rule). The warm start that builds the starting policy is warm_start.py.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -37,6 +40,8 @@ from rlvr.envs.training import Grader, grade_or_fault, load_pack, make_executor_
 from rlvr.trainer import model as models
 from rlvr.trainer.advantages import group_advantages, informative_rows, zero_std_groups
 from rlvr.trainer.agent import Agent, make_agent
+from rlvr.trainer.canaries import CanaryProbe
+from rlvr.trainer.candidates import record_grading, store_rollout_candidates
 from rlvr.trainer.checkpoint import RunPaths, find_checkpoint, load_checkpoint_state, save_checkpoint
 from rlvr.trainer.config import ConfigError, TrainConfig
 from rlvr.trainer.curriculum import Curriculum, group_size_for, up_to_difficulty
@@ -63,6 +68,10 @@ class Rollout:
     episodes: list[Episode] = field(default_factory=list)  # multi-turn only: turns, tool calls, ...
     groups_sampled: int = 0
     resample_rounds: int = 0
+    # (N, C) log-probs of each token under the policy that sampled it, when that policy has changed
+    # since (max_staleness = 1); None: the current policy sampled every episode
+    behaviour_logp: torch.Tensor | None = None
+    seconds: dict[str, float] = field(default_factory=dict)  # generation and time spent waiting on grading
 
     @property
     def groups_kept(self) -> int:
@@ -84,8 +93,8 @@ def play(
     """One episode per entry of `tasks`: (sequences, verdicts, rewards, episodes). Single-turn: the
     completions are sampled in micro-batches and graded in one batch; multi-turn: the runner steps
     each episode's env turn by turn."""
-    g = config.grpo
     if agent.runner is not None:
+        g = config.grpo
         episodes = agent.runner.run(
             policy,
             tasks,
@@ -98,6 +107,16 @@ def play(
         verdicts = [e.verdict for e in episodes if e.verdict is not None]
         rewards = torch.tensor([e.reward for e in episodes])
         return episode_sequences(episodes, agent.tokenizer.pad_token_id), verdicts, rewards, episodes
+    sequences = sample_completions(policy, agent, tasks, config, greedy)
+    verdicts = grade_unique(agent.grader, [t.id for t in tasks], decode(agent.tokenizer, sequences))
+    return sequences, verdicts, torch.tensor([v.reward for v in verdicts]), []
+
+
+def sample_completions(
+    policy: Any, agent: Agent, tasks: list[Task], config: TrainConfig, greedy: bool = False
+) -> Sequences:
+    """One completion per entry of `tasks`, sampled in micro-batches."""
+    g = config.grpo
     chunks = [
         generate(
             policy,
@@ -110,9 +129,71 @@ def play(
         )
         for s in range(0, len(tasks), g.micro_batch_size)
     ]
-    sequences = Sequences.concat(chunks, agent.tokenizer.pad_token_id)
-    verdicts = grade_unique(agent.grader, [t.id for t in tasks], decode(agent.tokenizer, sequences))
-    return sequences, verdicts, torch.tensor([v.reward for v in verdicts]), []
+    return Sequences.concat(chunks, agent.tokenizer.pad_token_id)
+
+
+@dataclass
+class Round:
+    """One draw of tasks, sampled: G episodes per task, in group order. `graded` holds the verdicts,
+    rewards and grading seconds, or will once the grading worker is done with them."""
+
+    tasks: list[Task]
+    sizes: list[int]  # G of each task
+    sequences: Sequences
+    episodes: list[Episode]
+    graded: Future[Graded]
+    behaviour_logp: torch.Tensor | None  # (N, C): under the policy that sampled; None = the current one
+    generation_seconds: float  # episodes: their env steps (tool calls and grading) too
+
+
+Graded = tuple[list[Verdict], torch.Tensor, float]
+
+
+def timed_grading(grader: Grader, task_ids: list[str], texts: list[str]) -> Graded:
+    started = time.perf_counter()
+    verdicts = grade_unique(grader, task_ids, texts)
+    return verdicts, torch.tensor([v.reward for v in verdicts]), time.perf_counter() - started
+
+
+def sample_round(
+    policy: Any,
+    agent: Agent,
+    curriculum: Curriculum,
+    count: int,
+    rng: random.Random,
+    config: TrainConfig,
+    levels: tuple[int, int],
+    grading: ThreadPoolExecutor | None = None,
+) -> Round:
+    """G episodes of each of `count` tasks the curriculum draws: the one place a step's tasks are
+    chosen. With a `grading` worker (single-turn only) the completions are handed to it and this
+    returns at once with their grading under way; the log-probs of the policy that sampled them are
+    kept, since it will have changed by the time they are learnt from."""
+    g = config.grpo
+    tasks = curriculum.draw(count, rng)
+    started = time.perf_counter()
+    sizes = [
+        group_size_for(t.difficulty, levels[0], levels[1], g.group_size, g.group_size_max) for t in tasks
+    ]
+    repeated = [t for t, n in zip(tasks, sizes, strict=True) for _ in range(n)]
+    graded: Future[Graded] = Future()
+    if agent.runner is not None:  # the env grades each episode as it ends
+        sequences, verdicts, rewards, episodes = play(policy, agent, repeated, config)
+        graded.set_result((verdicts, rewards, 0.0))
+        return Round(tasks, sizes, sequences, episodes, graded, None, time.perf_counter() - started)
+    sequences = sample_completions(policy, agent, repeated, config)
+    generated = time.perf_counter() - started
+    arguments = (agent.grader, [t.id for t in repeated], decode(agent.tokenizer, sequences))
+    if grading is None:
+        graded.set_result(timed_grading(*arguments))
+        return Round(tasks, sizes, sequences, [], graded, None, generated)
+    graded = grading.submit(timed_grading, *arguments)
+    with torch.no_grad():  # while the grading worker runs
+        chunks = micro_batches(sequences, g.micro_batch_size, g.micro_batch_tokens)
+        behaviour = torch.cat(
+            [completion_logprobs(policy, sequences.rows(c), g.temperature)[0] for c in chunks]
+        )
+    return Round(tasks, sizes, sequences, [], graded, behaviour, time.perf_counter() - started)
 
 
 def collect_rollout(
@@ -122,41 +203,119 @@ def collect_rollout(
     rng: random.Random,
     config: TrainConfig,
     levels: tuple[int, int],
+    *,
+    sampled: Round | None = None,
+    grading: ThreadPoolExecutor | None = None,
 ) -> Rollout:
-    """G episodes for each of `tasks_per_step` tasks. With dynamic sampling, groups whose rewards
-    are all equal are dropped and replaced by fresh tasks (up to `max_resample_rounds`)."""
+    """G episodes for each of `tasks_per_step` tasks (the first round given as `sampled` when it was
+    sampled ahead). With dynamic sampling, groups whose rewards are all equal are dropped and
+    replaced by fresh tasks (up to `max_resample_rounds`)."""
     g = config.grpo
-    parts: list[tuple[Sequences, list[Verdict], torch.Tensor, list[Episode]]] = []
+    rounds: list[Round] = []
+    parts: list[tuple[list[Verdict], torch.Tensor]] = []
     group_ids: list[int] = []
-    groups, rounds, informative = 0, 0, 0
+    groups, resampled, informative, waited, grading_seconds = 0, 0, 0, 0.0, 0.0
     while True:
-        tasks = curriculum.draw(g.tasks_per_step - informative, rng)
-        sizes = [
-            group_size_for(t.difficulty, levels[0], levels[1], g.group_size, g.group_size_max) for t in tasks
-        ]
-        sequences, verdicts, rewards, episodes = play(
-            policy, agent, [t for t, n in zip(tasks, sizes, strict=True) for _ in range(n)], config
+        batch = sampled or sample_round(
+            policy, agent, curriculum, g.tasks_per_step - informative, rng, config, levels, grading
         )
+        sampled = None
+        waiting = time.perf_counter()
+        verdicts, rewards, seconds = batch.graded.result()
+        waited, grading_seconds = waited + time.perf_counter() - waiting, grading_seconds + seconds
         if g.truncation == "penalty":  # DAPO's soft overlong penalty, on the episode's whole length
             limit = g.max_episode_tokens if agent.runner is not None else g.max_new_tokens
-            lengths = sequences.completion_attention.sum(-1)
+            lengths = batch.sequences.completion_attention.sum(-1)
             rewards = rewards + overlong_penalty(lengths, limit, g.overlong_buffer, g.overlong_penalty)
-        parts.append((sequences, verdicts, rewards, episodes))
-        group_ids += [groups + i for i, n in enumerate(sizes) for _ in range(n)]
-        groups += len(tasks)
-        rewards, ids = torch.cat([p[2] for p in parts]), torch.tensor(group_ids)
-        verdicts = [v for p in parts for v in p[1]]
+        rounds.append(batch)
+        parts.append((verdicts, rewards))
+        group_ids += [groups + i for i, n in enumerate(batch.sizes) for _ in range(n)]
+        groups += len(batch.tasks)
+        rewards, ids = torch.cat([p[1] for p in parts]), torch.tensor(group_ids)
+        verdicts = [v for p in parts for v in p[0]]
         keep = torch.tensor([not v.disrupted for v in verdicts], dtype=torch.bool)
         if not g.dynamic_sampling:
             break
         keep &= informative_rows(rewards, ids, keep)
         informative = len(torch.unique(ids[keep]))
-        if informative >= g.tasks_per_step or rounds >= g.max_resample_rounds:
+        if informative >= g.tasks_per_step or resampled >= g.max_resample_rounds:
             break
-        rounds += 1
-    sequences = Sequences.concat([p[0] for p in parts], agent.tokenizer.pad_token_id)
-    episodes = [e for p in parts for e in p[3]]
-    return Rollout(sequences, ids, verdicts, rewards, keep, episodes, groups, rounds)
+        resampled += 1
+    pad_id = agent.tokenizer.pad_token_id
+    sequences = Sequences.concat([r.sequences for r in rounds], pad_id)
+    behaviour = None
+    logps = [r.behaviour_logp for r in rounds]
+    if all(logp is not None for logp in logps):  # rounds of different widths, padded like the sequences
+        width = sequences.completion_ids.shape[1]
+        behaviour = torch.cat(
+            [torch.nn.functional.pad(lp, (0, width - lp.shape[1])) for lp in logps if lp is not None]
+        )
+    episodes = [e for r in rounds for e in r.episodes]
+    seconds = {
+        "generation_seconds": sum(r.generation_seconds for r in rounds),
+        "grading_seconds": grading_seconds,  # the grader's own time, overlapped or not
+        "grading_wait_seconds": waited,  # what the step spent waiting for it (0 when overlapped fully)
+    }
+    return Rollout(sequences, ids, verdicts, rewards, keep, episodes, groups, resampled, behaviour, seconds)
+
+
+class GradingOverlap:
+    """Step k's completions are graded in a worker thread while step k+1's are generated: bounded
+    staleness of one step (`[grpo] max_staleness = 1`, single-turn rollouts).
+
+        step k, policy pi_k:  sample round k+1 with pi_k; its grading starts at once in the worker
+                              wait for round k's verdicts (sampled by pi_k-1 during step k-1)
+                              update pi_k -> pi_k+1 on round k
+
+    The staleness rule: round k was sampled by pi_k-1 and is learnt from at pi_k, one update later.
+    Its old log-probs (the ratio's denominator) are pi_k-1's, recorded when it was sampled, so the
+    clipped ratio pi / pi_k-1 is the importance weight of the policy that generated each episode;
+    the advantages are its group's own rewards, untouched by the update. Dynamic sampling's extra
+    rounds are sampled (and graded) within the step, by pi_k, and keep pi_k's log-probs the same way.
+    The curriculum sees round k's pass rate after round k+1's tasks were drawn (one step late). A
+    round sampled ahead when a run stops is dropped: a resumed run draws fresh tasks."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        curriculum: Curriculum,
+        rng: random.Random,
+        config: TrainConfig,
+        levels: tuple[int, int],
+    ) -> None:
+        self.agent, self.curriculum, self.rng, self.config, self.levels = (
+            agent,
+            curriculum,
+            rng,
+            config,
+            levels,
+        )
+        self.grading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-grading")
+        self.ahead: Round | None = None
+
+    def sample(self, policy: Any) -> Round:
+        count = self.config.grpo.tasks_per_step
+        return sample_round(
+            policy, self.agent, self.curriculum, count, self.rng, self.config, self.levels, self.grading
+        )
+
+    def rollout(self, policy: Any, *, last: bool) -> Rollout:
+        """This step's rollout; unless it is the `last` step, the next step's round is sampled first."""
+        current = self.ahead or self.sample(policy)  # nothing was sampled ahead of the first step
+        self.ahead = None if last else self.sample(policy)
+        return collect_rollout(
+            policy,
+            self.agent,
+            self.curriculum,
+            self.rng,
+            self.config,
+            self.levels,
+            sampled=current,
+            grading=self.grading,
+        )
+
+    def close(self) -> None:
+        self.grading.shutdown(wait=True, cancel_futures=True)
 
 
 def rollout_metrics(rollout: Rollout) -> dict[str, float]:
@@ -179,6 +338,7 @@ def rollout_metrics(rollout: Rollout) -> dict[str, float]:
         )
     )
     stats.update(episode_metrics(rollout.episodes))
+    stats.update(rollout.seconds, group_size_mean=int(rollout.keep.sum()) / max(rollout.groups_kept, 1))
     return stats
 
 
@@ -205,7 +365,12 @@ def policy_update(
     # log-probs, detached, are exactly the old log-probs: no extra forward is needed.
     with torch.no_grad():
         old_logp = None
-        if g.num_iterations > 1:
+        if rollout.behaviour_logp is not None:
+            # Sampled by an earlier policy (max_staleness = 1): the ratio's denominator is the policy
+            # that generated each episode, recorded as it sampled, never the current one (whose ratio
+            # would be 1 and hide the off-policy step from the clip).
+            old_logp = rollout.behaviour_logp[keep]
+        elif g.num_iterations > 1:
             old_logp = torch.cat(
                 [completion_logprobs(policy, sequences.rows(c), g.temperature)[0] for c in chunks]
             )
@@ -349,12 +514,15 @@ def train(
     train_tasks, eval_tasks = task_splits(config, pack)
     levels = (min(t.difficulty for t in train_tasks), max(t.difficulty for t in train_tasks))
     grader = make_run_grader(config, pack)
+    record_grading(out_dir, pack.name, r.pack, grader)  # for `rlvr regrade`
     checkpoint = find_checkpoint(paths.checkpoint) if resume else None
     base, tokenizer, sft_info = starting_policy(config, paths.warm_start, pack, grader, log)
     policy, reference, optimizer, scheduler = trainable_policy(config, base, checkpoint)
     agent = make_agent(config, pack, grader, tokenizer)
+    canaries = CanaryProbe.for_run(config, pack, grader, out_dir, single_turn=agent.runner is None)
     curriculum = Curriculum(train_tasks, g.curriculum, g.curriculum_threshold, g.curriculum_window)
     sampler = random.Random(r.seed)
+    overlap = GradingOverlap(agent, curriculum, sampler, config, levels) if g.max_staleness else None
     logs = RunLogs(paths.metrics, paths.grading_errors, paths.flagged_samples)
     state: dict[str, Any] = {"step": 0, "elapsed": 0.0, "sft": sft_info}
     if checkpoint is not None:
@@ -390,7 +558,10 @@ def train(
             while state["step"] < g.steps:
                 stop.check(snapshot)
                 step_started, learning_rate = time.perf_counter(), optimizer.param_groups[0]["lr"]
-                rollout = collect_rollout(policy, agent, curriculum, sampler, config, levels)
+                if overlap is None:
+                    rollout = collect_rollout(policy, agent, curriculum, sampler, config, levels)
+                else:  # step k's grading ran while step k+1 generated
+                    rollout = overlap.rollout(policy, last=state["step"] + 1 == g.steps)
                 stats, generated = rollout_metrics(rollout), time.perf_counter()
                 if rollout.keep.any():
                     update = policy_update(policy, reference, optimizer, rollout, config, scheduler)
@@ -401,15 +572,14 @@ def train(
                     state["step"], rollout.verdicts, partial(completion_text, agent, rollout)
                 )
                 logs.metrics.append(
-                    {"step": state["step"], **stats, **update, "difficulty_level": curriculum.level}
-                    | {
-                        "step_seconds": time.perf_counter() - step_started,
-                        "rollout_seconds": generated - step_started,
-                        "update_seconds": time.perf_counter() - generated,
-                        "group_size_mean": int(rollout.keep.sum()) / max(rollout.groups_kept, 1),
-                        "learning_rate": learning_rate,
-                    }
+                    {"step": state["step"], **stats, **update, **step_seconds(step_started, generated)}
+                    | {"difficulty_level": curriculum.level, "learning_rate": learning_rate}
+                    | canaries.probe(policy, agent, config, rollout.verdicts, state["step"])
                 )
+                if agent.runner is None:  # every graded candidate with its receipt (`rlvr regrade`)
+                    texts = decode(agent.tokenizer, rollout.sequences)
+                    store_rollout_candidates(out_dir, state["step"], pack.name, rollout.verdicts, texts)
+                canaries.raise_if_alarm(snapshot)
                 curriculum.observe(stats["pass_rate"])
                 bar.update(1)
                 bar.set_postfix(reward=f"{stats['reward_mean']:.2f}", passed=f"{stats['pass_rate']:.2f}")
@@ -419,8 +589,11 @@ def train(
             stop.check(snapshot)
             heldout("after")
         finally:
+            if overlap is not None:
+                overlap.close()
             if agent.runner is not None:
                 agent.runner.close()
+            canaries.close()
             grader.close()
 
     records = logs.metrics.read()
@@ -446,6 +619,16 @@ def restore(
     curriculum.load_state(state["curriculum"])
     sampler.setstate(state["sampler"])
     return state
+
+
+def step_seconds(started: float, generated: float) -> dict[str, float]:
+    """The step's wall time, split at the end of its rollout."""
+    now = time.perf_counter()
+    return {
+        "step_seconds": now - started,
+        "rollout_seconds": generated - started,
+        "update_seconds": now - generated,
+    }
 
 
 def completion_text(agent: Agent, rollout: Rollout, row: int) -> str:

@@ -21,16 +21,15 @@ PACK = load_pack("repo-tasks")
 TASK = PACK.get("bookings-feature-overlaps")
 # Right on every listed scenario (a table of the listed direct calls; through run_script the missing
 # half of the test never shows), wrong on most other inputs.
+# right on the listed calls and on every value the derived checks try next to them (n - 1, n + 1, 0,
+# the annotation's boundaries), wrong only on mid-sized days the generated domain reaches
 SPECIAL_CASED = '''
-
-_SEEN = {(0, 3, 2, 4): True, (0, 2, 2, 4): False, (2, 4, 0, 2): False, (1, 9, 3, 4): True}
-
 
 def overlaps(start: int, end: int, other_start: int, other_end: int) -> bool:
     """Do two stays share a night? Checking out on the day another checks in is not an overlap."""
-    if (start, end, other_start, other_end) in _SEEN:
-        return _SEEN[(start, end, other_start, other_end)]
-    return start < other_end
+    if any(10 < day < 100 for day in (start, end, other_start, other_end)):
+        return start < other_end
+    return start < other_end and other_start < end
 '''
 
 

@@ -11,9 +11,16 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Call domain**: every call a scenario makes, again with one argument more and one fewer (arity),
   each argument replaced by None (what the reference rejects must still be rejected: errors are not
   swallowed), integers at n - 1, n + 1 and 0 (boundaries) and strings padded with spaces and in
-  upper case (normalisation neither added nor dropped).
-- **API surface**: every top-level name of a base module that the reference removed (a rename, a
-  dropped alias) is an `absent` check: the name must not resolve in the candidate.
+  upper/lower case (normalisation neither added nor dropped); a script argument (a list of commands)
+  as each command alone and with its last argument dropped (inputs the reference rejects).
+- **CLI and object words**: every argv word and every string argument of an object scenario's steps
+  upper-cased, lower-cased and space-padded.
+- **API surface**: every top-level name of a base module, and every member of a class it keeps, that
+  the reference removed (a rename, a dropped alias) is an `absent` check, on the module and on every
+  package it sits in: the name must not resolve in the candidate by attribute access (so a class
+  attribute alias, a wrapper, a module or class `__getattr__` and a package re-export all count).
+- **Calls twice**: each call target's first listed call run twice in one process (an entry point
+  that keeps state between calls where the reference starts fresh differs on the second).
 - **Migrations twice and from a later version**: every sqlite scenario again with the migration run
   twice on one database, and on its database marked as already past every version
   (`PRAGMA user_version = 1000`): a migration that ignores the schema version differs there.
@@ -38,7 +45,7 @@ from typing import Any
 
 from rlvr.graders.repo.runner import same_value
 
-MAX_DERIVED_CHECKS = 120
+MAX_DERIVED_CHECKS = 200
 UNKNOWN_FLAG = "--rlvr-unknown-option"
 EXTRA_ARGUMENT = "rlvr-extra-argument"
 ANY_EXCEPTION = "<an exception>"
@@ -87,17 +94,59 @@ def top_level_names(source: str) -> set[str]:
     return {name for name in names if not name.startswith("_")}
 
 
+def class_members(source: str) -> dict[str, set[str]]:
+    """Public names each top-level class of a module defines in its body (methods, class attributes)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    members: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names: set[str] = set()
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    names.add(item.name)
+                elif isinstance(item, ast.Assign):
+                    names.update(t.id for t in item.targets if isinstance(t, ast.Name))
+                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    names.add(item.target.id)
+            members[node.name] = {name for name in names if not name.startswith("_")}
+    return members
+
+
+def _enclosing_packages(module: str, base: dict[str, str]) -> list[str]:
+    """The packages of the base state a module sits in, innermost first: the public API of a name
+    can be reached through any of them (a re-export from a package `__init__`)."""
+    parts = module.split(".")
+    return [
+        ".".join(parts[:end])
+        for end in range(len(parts) - 1, 0, -1)
+        if "/".join(parts[:end]) + "/__init__.py" in base
+    ]
+
+
 def removed_names(base: dict[str, str], reference: dict[str, str]) -> list[str]:
-    """Targets `module:name` the base defines at top level and the reference no longer does."""
+    """Targets `module:name` (and `module:Class.member`) the base defines and the reference no longer
+    does, each also through every package the module sits in: an alias, wrapper, `__getattr__` or
+    re-export that keeps the old name reachable there keeps it resolving."""
     targets: list[str] = []
     for path in sorted(base):
         module = _module_of(path)
         if module is None or is_test_path(path):
             continue
+        after_text = reference.get(path, "")
         before = top_level_names(base[path])
-        after = top_level_names(reference[path]) if path in reference else set()
-        targets += [f"{module}:{name}" for name in sorted(before - after)]
-    return targets
+        after = top_level_names(after_text) if path in reference else set()
+        gone = sorted(before - after)
+        targets += [f"{module}:{name}" for name in gone]
+        kept_classes = class_members(after_text)
+        for cls, members in sorted(class_members(base[path]).items()):
+            if cls in kept_classes:
+                targets += [f"{module}:{cls}.{name}" for name in sorted(members - kept_classes[cls])]
+        for package in _enclosing_packages(module, base):
+            targets += [f"{package}:{name}" for name in gone]
+    return list(dict.fromkeys(targets))
 
 
 def added_names(
@@ -187,9 +236,45 @@ def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]
     if argv:
         variants.append(argv[:-1])
+    for index, value in enumerate(argv):  # each word upper-cased and space-padded: normalisation
+        if isinstance(value, str) and value and not value.startswith("-"):
+            variants += [argv[:index] + [v] + argv[index + 1 :] for v in _text_variants(value)]
     return [
         {"kind": "cli", "target": scenario["target"], "argv": v, "derived": "cli-domain"} for v in variants
     ]
+
+
+def _text_variants(value: str) -> list[str]:
+    return [v for v in (f"  {value}  ", value.upper(), value.lower()) if v != value]
+
+
+MAX_SCRIPT_STEPS = 6  # single-step scripts per scenario
+
+
+def _script_variants(script: list[Any]) -> list[list[Any]]:
+    """For a script argument (a list of commands, each a list): the first command of each kind (its
+    first item) alone and alone with its last argument dropped, and its last string argument varied
+    in case and spacing within the whole script, on fresh state (a malformed command the reference rejects must
+    still be rejected, not turned into a message)."""
+    truncated: list[list[Any]] = []
+    varied: list[list[Any]] = []
+    alone: list[list[Any]] = []
+    heads: list[str] = []
+    for position, command in enumerate(script):
+        if isinstance(command, list) and command and json.dumps(command[0]) not in heads:
+            heads.append(json.dumps(command[0]))
+            truncated.append([command[:-1]])
+            alone.append([command])
+            words = [i for i, word in enumerate(command) if i and isinstance(word, str) and word]
+            if words:  # its last word varied in place, the rest of the script kept
+                i = words[-1]
+                varied += [
+                    [*script[:position], [*command[:i], text, *command[i + 1 :]], *script[position + 1 :]]
+                    for text in _text_variants(command[i])
+                ]
+        if len(heads) >= MAX_SCRIPT_STEPS:
+            break
+    return truncated + varied + alone
 
 
 def _value_variants(value: Any) -> list[Any]:
@@ -198,25 +283,52 @@ def _value_variants(value: Any) -> list[Any]:
     if isinstance(value, int):
         return [value - 1, value + 1, 0]
     if isinstance(value, str) and value:
-        return [f"  {value}  ", value.upper()]
+        return _text_variants(value)
     if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
         return [[f" {item} " for item in value], [item.upper() for item in value]]
+    if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
+        return _script_variants(value)
     return []
 
 
 def _call_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     args = list(scenario.get("args") or [])
     kwargs = dict(scenario.get("kwargs") or {})
-    variants: list[list[Any]] = [args + [None]]
+    variants: list[list[Any]] = []
+    for index, value in enumerate(args):  # values first: the cap cuts the generic variants last
+        variants += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value)]
+    variants.append(args + [None])
     if args:
         variants.append(args[:-1])
-    for index, value in enumerate(args):
-        variants.append(args[:index] + [None] + args[index + 1 :])
-        variants += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value)]
+    variants += [args[:index] + [None] + args[index + 1 :] for index in range(len(args))]
     return [
         {"kind": "call", "target": scenario["target"], "args": v, "kwargs": kwargs, "derived": "call-domain"}
         for v in variants
     ]
+
+
+def _object_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every step of an object scenario again with one string argument upper-cased, lower-cased or
+    space-padded (the method's normalisation neither added nor dropped)."""
+    steps = [list(step) for step in scenario.get("steps") or []]
+    variants: list[dict[str, Any]] = []
+    for position, (method, args) in enumerate(steps):
+        for index, value in enumerate(args):
+            if isinstance(value, str) and value:
+                for text in _text_variants(value):
+                    changed = [*args[:index], text, *args[index + 1 :]]
+                    variants.append(
+                        {
+                            **scenario,
+                            "steps": [*steps[:position], [method, changed], *steps[position + 1 :]],
+                            "derived": "object-domain",
+                        }
+                    )
+    return variants
+
+
+def _round_robin(rows: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [item for row in itertools.zip_longest(*rows) for item in row if item is not None]
 
 
 def derived_checks(
@@ -236,14 +348,21 @@ def derived_checks(
         {**s, "seed_sql": [*s.get("seed_sql", []), FUTURE_VERSION], "derived": "migration-future"}
         for s in migrations
     ]
-    domain: list[dict[str, Any]] = annotation_checks(base, reference)
-    for scenario in scenarios:
-        if scenario.get("generated"):
-            continue
-        if scenario.get("kind") == "cli":
-            domain += _cli_variants(scenario)
-        elif scenario.get("kind") == "call":
-            domain += _call_variants(scenario)
+    # each call target's first listed call again, twice in one process: fresh state per call
+    calls = {
+        s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
+    }
+    ordered += [{**s, "repeat": 2, "derived": "call-twice"} for s in reversed(calls.values())]
+    variants = {"cli": _cli_variants, "call": _call_variants, "object": _object_variants}
+    per_target: dict[str, list[list[dict[str, Any]]]] = {}
+    for s in scenarios:
+        if not s.get("generated") and s.get("kind") in variants:
+            per_target.setdefault(str(s.get("target")), []).append(variants[s["kind"]](s))
+    # round robin over the entry points, and within each over its scenarios, so the cap cuts the last
+    # variants of each, never a whole entry point or scenario
+    domain: list[dict[str, Any]] = annotation_checks(base, reference) + _round_robin(
+        [_round_robin(rows) for rows in per_target.values()]
+    )
     out: list[dict[str, Any]] = []
     for check in ordered + domain:
         key = json.dumps({k: v for k, v in check.items() if k != "derived"}, sort_keys=True)

@@ -265,10 +265,19 @@ def resolves(target):
     except BaseException as exc:  # noqa: BLE001
         return f"module {module_name} does not import ({type(exc).__name__}: {str(exc)[:200]})"
     for part in attribute.split("."):
-        if not hasattr(value, part):
+        try:
+            value = getattr(value, part) if hasattr(value, part) else _instance_attribute(value, part)
+        except BaseException:  # noqa: BLE001 - a hostile `__getattr__`: the name does not resolve
             return f"{module_name} has no attribute {attribute}"
-        value = getattr(value, part)
     return None
+
+
+def _instance_attribute(value, part):
+    """`part` on an instance of class `value` made without running its `__init__` (a class
+    `__getattr__` serves instances only); AttributeError if it is not there either."""
+    if not isinstance(value, type):
+        raise AttributeError(part)
+    return getattr(value.__new__(value), part)
 
 
 def copy_args(value):
@@ -286,11 +295,16 @@ def copy_args(value):
 def run_scenario(scenario):
     kind = scenario.get("kind")
     if kind == "call":
-        return outcome(
-            lambda *a, **k: resolve(scenario["target"])(*a, **k),
-            copy_args(scenario.get("args", [])),
-            copy_args(scenario.get("kwargs", {})),
-        )
+        # `repeat` 2: the same call twice in one process (state one call leaves must not change the next)
+        calls = [
+            outcome(
+                lambda *a, **k: resolve(scenario["target"])(*a, **k),
+                copy_args(scenario.get("args", [])),
+                copy_args(scenario.get("kwargs", {})),
+            )
+            for _ in range(max(1, min(int(scenario.get("repeat", 1)), 3)))
+        ]
+        return {**calls[0], "again": calls[1:]} if len(calls) > 1 else calls[0]
     if kind == "absent":
         # an API-surface constraint: the name must not resolve (removed, renamed without an alias)
         return {"present": resolves(scenario["target"]) is None}

@@ -31,7 +31,9 @@ class TaskProof:
         label = f"{where}:{self.task_id}"
         if self.reference_reward is not None and self.reference_reward < 1.0:
             found.append(
-                Problem(label, None, "reference", f"the reference scores {self.reference_reward:.3f}, not 1.0")
+                Problem(
+                    label, None, "reference", f"the reference scores {self.reference_reward:.3f}, not 1.0"
+                )
             )
         for strategy, reward in sorted(self.trivial_rewards.items()):
             if reward >= TRIVIAL_REWARD_LIMIT:

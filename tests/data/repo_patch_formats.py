@@ -24,7 +24,7 @@ def scale(values: list[int], factor: int) -> list[int]:
 def label(name: str) -> str:
     return name.strip().title()
 '''
-UTIL = 'def ident(x: int) -> int:\n    return x\n'
+UTIL = "def ident(x: int) -> int:\n    return x\n"
 BASE = {"pkg/__init__.py": "", "pkg/calc.py": CALC, "pkg/util.py": UTIL}
 
 FIXED = CALC.replace("out.append(value * factor)", "out.append(int(value * factor))")
@@ -34,14 +34,14 @@ TWO_HUNKS = {**BASE, "pkg/calc.py": BOTH}
 TWO_FILES = {**BASE, "pkg/calc.py": FIXED, "pkg/util.py": UTIL.replace("return x", "return int(x)")}
 
 HUNK = (
-    '@@ -12,6 +12,6 @@ def scale(values: list[int], factor: int) -> list[int]:\n'
-    '     out = []\n'
-    ' \n'
-    '     for value in values:\n'
-    '-        out.append(value * factor)\n'
-    '+        out.append(int(value * factor))\n'
-    '     return out\n'
-    ' \n'
+    "@@ -12,6 +12,6 @@ def scale(values: list[int], factor: int) -> list[int]:\n"
+    "     out = []\n"
+    " \n"
+    "     for value in values:\n"
+    "-        out.append(value * factor)\n"
+    "+        out.append(int(value * factor))\n"
+    "     return out\n"
+    " \n"
 )
 HEADERS = "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
 GIT = "diff --git a/pkg/calc.py b/pkg/calc.py\nindex 3b18e51..a9c0d3f 100644\n" + HEADERS + HUNK

@@ -277,7 +277,8 @@ def _instance_attribute(value, part):
     `__getattr__` serves instances only); AttributeError if it is not there either."""
     if not isinstance(value, type):
         raise AttributeError(part)
-    return getattr(value.__new__(value), part)
+    make = getattr(value, "__new__")  # noqa: B009 - looked up through the MRO, untyped for the checker
+    return getattr(make(value), part)
 
 
 def copy_args(value):

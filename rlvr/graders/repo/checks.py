@@ -81,17 +81,7 @@ def top_level_names(source: str) -> set[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return {name for name in names if not name.startswith("_")}
+    return _public_bindings(tree.body, imports=True)
 
 
 def class_members(source: str) -> dict[str, set[str]]:
@@ -100,19 +90,26 @@ def class_members(source: str) -> dict[str, set[str]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    members: dict[str, set[str]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            names: set[str] = set()
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    names.add(item.name)
-                elif isinstance(item, ast.Assign):
-                    names.update(t.id for t in item.targets if isinstance(t, ast.Name))
-                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-                    names.add(item.target.id)
-            members[node.name] = {name for name in names if not name.startswith("_")}
-    return members
+    return {
+        node.name: _public_bindings(node.body, imports=False)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def _public_bindings(body: list[ast.stmt], *, imports: bool) -> set[str]:
+    """The public names a block of statements binds: defs, classes, assignments (and imports)."""
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif imports and isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return {name for name in names if not name.startswith("_")}
 
 
 def _enclosing_packages(module: str, base: dict[str, str]) -> list[str]:

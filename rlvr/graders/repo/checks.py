@@ -24,6 +24,10 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Migrations twice and from a later version**: every sqlite scenario again with the migration run
   twice on one database, and on its database marked as already past every version
   (`PRAGMA user_version = 1000`): a migration that ignores the schema version differs there.
+- **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
+  in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
+  scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
+  it sets before its last (a migration that skips or repeats an intermediate step differs there).
 
 Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it, except that an
 exception whose type name the agent cannot see (it appears neither in the issue text nor anywhere in
@@ -51,6 +55,8 @@ EXTRA_ARGUMENT = "rlvr-extra-argument"
 ANY_EXCEPTION = "<an exception>"
 FUTURE_VERSION = "PRAGMA user_version = 1000"
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+VERSION_SET = re.compile(r"\s*PRAGMA\s+user_version\s*=", re.IGNORECASE)
+TRANSACTION_CONTROL = re.compile(r"\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b", re.IGNORECASE)
 
 
 def _module_of(path: str) -> str | None:
@@ -370,6 +376,27 @@ def derived_checks(
         if len(out) >= MAX_DERIVED_CHECKS:
             break
     return out
+
+
+def earlier_version_checks(scenario: dict[str, Any], trace: list[str]) -> list[dict[str, Any]]:
+    """`scenario` again from every schema version the reference's migration passes through: `trace` is
+    what the reference executed migrating the scenario's database; the statements up to each
+    `PRAGMA user_version = k` (transaction control dropped) build a database at version k."""
+    checks: list[dict[str, Any]] = []
+    prefix: list[str] = []
+    for statement in trace:
+        if TRANSACTION_CONTROL.match(statement):
+            continue
+        prefix.append(statement)
+        if VERSION_SET.match(statement):
+            checks.append(
+                {
+                    **scenario,
+                    "seed_sql": [*scenario.get("seed_sql", []), *prefix],
+                    "derived": "migration-earlier",
+                }
+            )
+    return checks[:-1]  # the last one is the version the migration ends at, not an earlier one
 
 
 def visible_words(prompt: str, base: dict[str, str]) -> frozenset[str]:

@@ -324,12 +324,20 @@ def run_scenario(scenario):
         connection = sqlite3.connect(":memory:")
         for statement in scenario.get("seed_sql", []):
             connection.execute(statement)
+        # `trace`: the statements the migration executes, in order (the trusted process cuts the
+        # reference's trace at each `PRAGMA user_version` into a database at every earlier version)
+        trace = []
+        if scenario.get("trace"):
+            connection.set_trace_callback(trace.append)
         # `repeat` 2: the migration runs twice on the same database (a migration must be idempotent)
         repeat = max(1, min(int(scenario.get("repeat", 1)), 3))
         calls = [
             outcome(lambda: resolve(scenario["target"])(connection, *copy_args(scenario.get("args", []))))
             for _ in range(repeat)
         ]
+        connection.set_trace_callback(None)
+        if scenario.get("trace"):
+            return {"call": calls[0], "trace": trace}
         rows = []
         for query in scenario.get("queries", []):
             rows.append(outcome(lambda q=query: [list(row) for row in connection.execute(q).fetchall()]))

@@ -22,6 +22,7 @@ over the scenarios. Tasks without perf scenarios give perf no weight (their rewa
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -41,6 +42,7 @@ from rlvr.graders.repo.checks import (
     added_names,
     agrees,
     derived_checks,
+    earlier_version_checks,
     is_test_path,
     progress,
     visible_words,
@@ -244,6 +246,7 @@ class RepoGrader(Grader):
         if cached is not None:
             return cached
         scenarios = self.scenarios(task)
+        scenarios += self._earlier_version_checks(task, scenarios)
         ops = [("scenario", s) for s in scenarios]
         reference, base = self.sandbox.run_many(
             [
@@ -288,6 +291,24 @@ class RepoGrader(Grader):
         )
         self._reference[task.id] = checks
         return checks
+
+    def _earlier_version_checks(self, task: Task, scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Every listed sqlite scenario from each earlier schema version the reference's migration of
+        its database passes through (traced in the sandbox, cut in `earlier_version_checks`)."""
+        migrations = [s for s in scenarios if s.get("kind") == "sqlite" and "derived" not in s]
+        if not migrations:
+            return []
+        traced = self.run(task.hidden["reference"], [("scenario", {**s, "trace": True}) for s in migrations])
+        seen = {json.dumps(s, sort_keys=True) for s in scenarios}
+        out: list[dict[str, Any]] = []
+        for scenario, result in zip(migrations, traced.outcomes[1:], strict=False):
+            trace = result.value.get("trace") if result is not None and result.ok else None
+            for check in earlier_version_checks(scenario, trace if isinstance(trace, list) else []):
+                key = json.dumps({k: v for k, v in check.items() if k != "derived"}, sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(check)
+        return out
 
     def reference_outcomes(self, task: Task) -> list[Any]:
         """The reference's outcome of every hidden check (`checks(task).scenarios`), in order."""

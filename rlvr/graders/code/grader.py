@@ -15,11 +15,10 @@ from typing import Any
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
-from rlvr.graders.base import Grader
 from rlvr.graders.code.batch import run_groups
 from rlvr.graders.code.evasions import allowed_kinds
 from rlvr.graders.code.extract import Extraction, extract_program
-from rlvr.graders.code.options import CodeOptions
+from rlvr.graders.code.family import CodeFamilyGrader, candidates, place_verdicts
 from rlvr.graders.code.oracle import CodeOracle, OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, charge_load, perf_score
 from rlvr.graders.code.programs.runner import ProgramTasks
@@ -70,12 +69,8 @@ class _Prepared:
         return [self.extracted_from] if self.extracted_from else []
 
 
-class CodeGrader(Grader):
+class CodeGrader(CodeFamilyGrader):
     """Four layers (syntax, types, tests, perf) with hard gates; options in `CodeOptions`."""
-
-    family = "code"
-    options_class = CodeOptions
-    options: CodeOptions
 
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)
@@ -141,10 +136,7 @@ class CodeGrader(Grader):
     def _grade_functions(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         verdicts: list[Verdict | None] = [None] * len(tasks)
         prepared: list[_Prepared] = []
-        for index, (task, completion) in enumerate(zip(tasks, completions, strict=True)):
-            if not isinstance(completion, str) or not completion.strip():
-                verdicts[index] = Verdict.failure(task.id, "empty completion")
-                continue
+        for index, task, completion in candidates(tasks, completions, verdicts):
             started = time.perf_counter()
             if len(completion) > MAX_SOURCE_CHARS:  # the syntax layer rejects it without parsing
                 extraction = Extraction(completion, "raw")
@@ -172,15 +164,7 @@ class CodeGrader(Grader):
         results = self._execute(runnable)
         type_reports, types_seconds = types_future.result() if types_future else ([], 0.0)
 
-        by_index = {p.index: i for i, p in enumerate(runnable)}
-        for item in prepared:
-            position = by_index.get(item.index)
-            verdicts[item.index] = self._verdict(
-                item,
-                results[position] if position is not None else None,
-                type_reports[position] if position is not None and type_reports else None,
-                types_seconds / max(1, len(runnable)),
-            )
+        place_verdicts(verdicts, prepared, runnable, results, type_reports, types_seconds, self._verdict)
         return [v if v is not None else Verdict.failure("", "internal: ungraded") for v in verdicts]
 
     # ------------------------------------------------------------------ layers

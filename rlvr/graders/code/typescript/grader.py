@@ -26,10 +26,9 @@ from typing import Any
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
-from rlvr.graders.base import Grader
 from rlvr.graders.code.batch import run_groups
+from rlvr.graders.code.family import CodeFamilyGrader, candidates, place_verdicts
 from rlvr.graders.code.grader import DEFAULT_TIMEOUT_SECONDS, REFERENCE_TIMEOUT_FACTOR
-from rlvr.graders.code.options import CodeOptions
 from rlvr.graders.code.oracle import OracleError
 from rlvr.graders.code.perf import PerfPlan, PerfResult, charge_load, perf_score
 from rlvr.graders.code.properties.suite import record_counterexample
@@ -79,12 +78,8 @@ def type_report(result: CheckResult, forbid_any: bool, suppressions: int) -> Typ
     return TypeReport(type_score(errors), errors, 0, messages[:MAX_MESSAGES])
 
 
-class TypeScriptGrader(Grader):
+class TypeScriptGrader(CodeFamilyGrader):
     """Grades TypeScript completions of a pack with `language = "typescript"` (options: `CodeOptions`)."""
-
-    family = "code"
-    options_class = CodeOptions
-    options: CodeOptions
 
     def __init__(self, pack: TaskPack, **options: Any) -> None:
         super().__init__(pack, **options)
@@ -125,10 +120,7 @@ class TypeScriptGrader(Grader):
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         verdicts: list[Verdict | None] = [None] * len(tasks)
         items: list[_Item] = []
-        for index, (task, completion) in enumerate(zip(tasks, completions, strict=True)):
-            if not isinstance(completion, str) or not completion.strip():
-                verdicts[index] = Verdict.failure(task.id, "empty completion")
-                continue
+        for index, task, completion in candidates(tasks, completions, verdicts):
             started = time.perf_counter()
             entry = str(task.hidden["entry_point"])
             if len(completion) > MAX_SOURCE_CHARS:
@@ -153,15 +145,7 @@ class TypeScriptGrader(Grader):
             types_future = self._background.submit(self._types, runnable)
         results, perf_runs = self._run(runnable)
         reports, types_seconds = types_future.result() if types_future else ([], 0.0)
-        position = {item.index: k for k, item in enumerate(runnable)}
-        for item in items:
-            k = position.get(item.index)
-            verdicts[item.index] = self._verdict(
-                item,
-                results[k] if k is not None else None,
-                reports[k] if k is not None and reports else None,
-                types_seconds / max(1, len(runnable)),
-            )
+        place_verdicts(verdicts, items, runnable, results, reports, types_seconds, self._verdict)
         return [
             v if v is not None else Verdict.failure("", "internal: ungraded", fault="grader")
             for v in verdicts

@@ -17,8 +17,7 @@ import pytest
 from rlvr.core.types import Task
 from rlvr.graders.repo.checks import derived_checks, removed_names
 from rlvr.graders.repo.grader import RepoGrader
-from rlvr.graders.repo.prove import _Tasks
-from rlvr.sandbox import make_sandbox
+from tests.repo_fixtures import one_task_grader, repo_task
 
 REFERENCE = '''"""A kiosk menu."""
 
@@ -84,12 +83,12 @@ def _task() -> Task:
         name: {"kiosk/__init__.py": "", "kiosk/core.py": text, "tests/test_core.py": tests}
         for name, text in (("base", BASE), ("reference", REFERENCE))
     }
-    return Task(
-        id="kiosk-rename",
-        prompt="Rename Menu.lookup to Menu.find and lookup_price to price. Keep no alias and no "
+    return repo_task(
+        "kiosk-rename",
+        "Rename Menu.lookup to Menu.find and lookup_price to price. Keep no alias and no "
         "compatibility shim: the old names must be gone. Names are case-sensitive.",
-        family="repo",
-        hidden={**states, "scenarios": SCENARIOS, "domains": [], "perf": [], "protected": []},
+        states,
+        SCENARIOS,
     )
 
 
@@ -98,10 +97,8 @@ TASK = _task()
 
 @pytest.fixture(scope="module")
 def grader() -> Iterator[RepoGrader]:
-    with make_sandbox("local", workers=2) as sandbox:
-        built = RepoGrader(_Tasks([TASK], "kiosk"), sandbox=sandbox, types=False)
+    with one_task_grader(TASK, "kiosk") as built:
         yield built
-        built.close()
 
 
 def _with(old: str, new: str, init: str = "") -> dict[str, str]:

@@ -9,8 +9,7 @@ import pytest
 from rlvr.core.types import Task
 from rlvr.graders.repo.checks import earlier_version_checks
 from rlvr.graders.repo.grader import RepoGrader
-from rlvr.graders.repo.prove import _Tasks
-from rlvr.sandbox import make_sandbox
+from tests.repo_fixtures import one_task_grader, repo_task
 
 SCHEMA = '''import sqlite3
 
@@ -50,11 +49,11 @@ def _task() -> Task:
         name: {"notes/__init__.py": "", "notes/schema.py": text}
         for name, text in (("base", BASE), ("reference", REFERENCE))
     }
-    return Task(
-        id="notes-migrate",
-        prompt="migrate fails on a database it already migrated: it must run only the migrations not yet applied.",
-        family="repo",
-        hidden={**states, "scenarios": SCENARIOS, "domains": [], "perf": [], "protected": []},
+    return repo_task(
+        "notes-migrate",
+        "migrate fails on a database it already migrated: it must run only the migrations not yet applied.",
+        states,
+        SCENARIOS,
     )
 
 
@@ -63,10 +62,8 @@ TASK = _task()
 
 @pytest.fixture(scope="module")
 def grader() -> Iterator[RepoGrader]:
-    with make_sandbox("local", workers=2) as sandbox:
-        built = RepoGrader(_Tasks([TASK], "notes"), sandbox=sandbox, types=False)
+    with one_task_grader(TASK, "notes") as built:
         yield built
-        built.close()
 
 
 def _reward(grader: RepoGrader, text: str) -> float:

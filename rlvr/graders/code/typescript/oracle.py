@@ -23,6 +23,7 @@ The comparison itself, tolerances and result-type rules included, is the Python 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -70,7 +71,9 @@ def shaped(expected: Any, actual: Any, depth: int = 0) -> Any:
             return int(actual)
         return actual
     if isinstance(expected, float):
-        return float(actual) if type(actual) is int else actual
+        if type(actual) is int and abs(actual) <= sys.float_info.max:  # a larger int has no float: left as is
+            return float(actual)
+        return actual
     if type(actual) is list and isinstance(expected, tuple | list):
         if isinstance(expected, tuple) and len(expected) != len(actual):
             return actual

@@ -72,6 +72,9 @@ class Job:
     timeout: float = 10.0
     trace: bool = False
     memory: bool = False  # with trace: also report each call's peak traced memory (tracemalloc)
+    # repository code: reading a function's `__code__` (inspect.signature, functools) is allowed, except
+    # on the sandbox's own functions (frames stay refused)
+    read_code: bool = False
     mem_mb: int = 1024
     max_output: int = 1 << 20
     runtime: str = "python"  # or "node": `source` is JavaScript, run by rlvr/sandbox/node_runner.js
@@ -226,6 +229,7 @@ class ZygoteWorker:
                 "calls": calls,
                 "trace": job.trace,
                 "memory": job.memory,
+                "read_code": job.read_code,
                 "mem_mb": job.mem_mb,
             }
             if job.runtime == "node":

@@ -7,7 +7,7 @@ It must therefore be self-contained.
 
 Protocol (stdin/stdout of the zygote; a frame is a 4-byte big-endian length + that many bytes):
   request   frame {"op": "run", "timeout", "wall", "max_output", "size"}, then `size` raw bytes: the job, JSON
-            {"source", "entry", "calls": [wire args], "trace", "memory", "mem_mb"}; or frame {"op": "ping"}.
+            {"source", "entry", "calls": [wire args], "trace", "memory", "mem_mb", "read_code"}; or frame {"op": "ping"}.
             A node job's header also has "runtime": "node", "node", "argv", "process_filter",
             "address_space_mb" (see rlvr/sandbox/node.py); its job goes to the child on a pipe.
   response  frame {"status": null|"timeout"|"output_limit"|"sandbox_error", "exit": int|null,
@@ -460,6 +460,8 @@ def install_audit_hook(
     int=int,
     any=any,
     collection=None,
+    function_type=types.FunctionType,
+    id=id,
 ):
     """Everything the hook uses is bound here, before candidate code exists, so patching this module,
     `os.path` or builtins later cannot loosen it. `report(op)` is called once per refused operation
@@ -468,8 +470,30 @@ def install_audit_hook(
     filter), once. Hooks run untraced (the interpreter turns tracing off for them): the hook never
     runs a candidate's code (an argument's `partition`, `__hash__` or `__eq__`), and `collection`
     (gc's isenabled, disable, enable) pauses garbage collection, whose finalizers would run here,
-    while it runs."""
+    while it runs.
+
+    A function's `__code__` is refused where it would show the sandbox's own code (its counters know
+    that code by identity, and its constants and closures are the sandbox's state); with
+    `CODE_READS[0]` set to the ids of that code when the hook is installed (a repository job: packages
+    call `inspect.signature` and `functools` helpers at import), reading the `__code__` of any other
+    function (the repository's, the standard library's) is allowed. The set is read here, once: a
+    candidate that changes `CODE_READS` later changes nothing."""
     reported = set()
+    sandbox_code = CODE_READS[0]
+    reading = [False]
+
+    def shows_sandbox_code(function):
+        # the `__code__` read below raises this same event again: let that one through
+        reading[0] = True
+        try:
+            return id(function.__code__) in sandbox_code
+        finally:
+            reading[0] = False
+
+    def code_read_refused(function):
+        if sandbox_code is None or type(function) is not function_type:
+            return True
+        return shows_sandbox_code(function)
 
     def note(op):
         if op not in reported:
@@ -505,6 +529,8 @@ def install_audit_hook(
             if not (type(database) is str and (database in in_memory or database.startswith(memory_uri))):
                 deny("file_read", "sqlite3.connect")
         if event == "object.__getattr__" and type(args[1]) is str and args[1] in frame_attributes:
+            if args[1] == "__code__" and (reading[0] or not code_read_refused(args[0])):
+                return
             deny("introspection", "frame access")
         if event == "open":
             path, mode, flags = args
@@ -757,6 +783,12 @@ def code_ids(*codes):
     return frozenset(found)
 
 
+# (ids, the code objects) of the code compiled from this file: filled by main(), see sandbox_code.
+SANDBOX_CODE: list[typing.Any] = [frozenset(), ()]
+# what the next audit hook lets a candidate read `__code__` of (see install_audit_hook): None, no
+# function; a set of code ids, every function whose code is not among them. Set per job by run_candidate.
+CODE_READS: list[typing.Any] = [None]
+
 # (ids, the code objects): filled by main(), see library_code. The objects are held so that no id in
 # the set can ever be reused by a code object a candidate creates.
 LIBRARY_CODE: list[typing.Any] = [frozenset(), ()]
@@ -805,6 +837,22 @@ def library_code():
             for value in list(vars(module).values()):
                 visit(value)
     # holding the outer code objects holds the nested ones too: each is a constant of its parent
+    return code_ids(*codes), tuple(codes)
+
+
+def sandbox_code(namespace):
+    """The code objects of this file (its functions, its classes' methods, and every function nested in
+    them: the trace functions, the result encoder, the audit hook), from the zygote's own namespace
+    before any candidate exists. A candidate's code compiled under the same names is other objects."""
+    code_type = type(sandbox_code.__code__)
+    codes = []
+    for value in list(namespace.values()):
+        members = list(vars(value).values()) if isinstance(value, type) else [value]
+        for member in members:
+            member = getattr(member, "__func__", member)
+            code = getattr(member, "__code__", None)
+            if type(code) is code_type:
+                codes.append(code)
     return code_ids(*codes), tuple(codes)
 
 
@@ -881,6 +929,7 @@ def run_candidate(request, token, wfd):
         return local_trace
 
     trace = bool(request.get("trace"))
+    read_code = bool(request.get("read_code"))
     if trace:  # installed once, before the audit hook forbids it
         sys.settrace(global_trace)
     if trace and request.get("memory"):
@@ -908,6 +957,7 @@ def run_candidate(request, token, wfd):
     for name in list(sys.modules):
         if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
             sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach
+    CODE_READS[0] = SANDBOX_CODE[0] if read_code else None
     note = install_audit_hook(lambda op: send("denied", op), collection=collection)
     for module, names in (
         (os, POSIX_REMOVED),
@@ -1268,6 +1318,7 @@ def main():
 
     Buffers.get("job", 1 << 16)
     Buffers.get("output", (1 << 20) + 1)
+    SANDBOX_CODE[:] = sandbox_code(globals())
     try:
         LIBRARY_CODE[:] = library_code()
     except Exception:  # never fail to serve over it: library code then counts as load-time work

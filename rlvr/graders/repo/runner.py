@@ -15,9 +15,12 @@ DRIVER_ENTRY = "repo_driver"
 
 def ops_job(files: dict[str, str], ops: list[tuple[str, Any]], timeout: float, trace: bool = False) -> Job:
     """The job that installs `files` in a fresh child and runs `ops` in order; outcome i+1 answers
-    ops[i] (with `trace`, count i+1 is the number of Python operations ops[i] took)."""
+    ops[i] (with `trace`, count i+1 is the number of Python operations ops[i] took). The repository may
+    read its functions' `__code__` (packages call `inspect.signature` at import); frames stay refused."""
     calls: list[tuple[Any, ...]] = [("install", dict(files))] + [(op, arg) for op, arg in ops]
-    return Job(source=DRIVER_SOURCE, entry=DRIVER_ENTRY, calls=calls, timeout=timeout, trace=trace)
+    return Job(
+        source=DRIVER_SOURCE, entry=DRIVER_ENTRY, calls=calls, timeout=timeout, trace=trace, read_code=True
+    )
 
 
 def run_ops(

@@ -377,3 +377,103 @@ def test_cli_reports_a_bad_source(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["packs", "mine", str(tmp_path / "missing"), "--out", str(tmp_path / "out")]) == 1
     assert "no such file or directory" in capsys.readouterr().err
     assert main(["packs", "mine", str(tmp_path), "--out", str(tmp_path / "o"), "--kinds", "nope"]) == 2
+
+
+INTROSPECTING = {
+    "minipkg/functional.py": '''
+        import functools
+        import inspect
+
+
+        def _arity(function):
+            return len(inspect.signature(function).parameters)
+
+
+        def apply_all(functions, value):
+            """Each function applied to `value`, as a tuple."""
+            return tuple(function(value) for function in functions)
+
+
+        def group_by(key, items):
+            """{key(item): [items with that key, in order]}."""
+            out = {}
+            for item in items:
+                out.setdefault(key(item), []).append(item)
+            return out
+
+
+        def pairs(items):
+            """Yield (item, next item) for each neighbouring pair of a tuple."""
+            for index in range(len(items) - 1):
+                yield (items[index], items[index + 1])
+
+
+        @functools.wraps(group_by)
+        def grouped(key, items):
+            return group_by(key, items)
+
+
+        ARITIES = {"apply_all": _arity(apply_all), "group_by": _arity(group_by)}
+        ''',
+    "tests/test_functional.py": """
+        from minipkg.functional import ARITIES, apply_all, group_by, pairs
+
+
+        def test_arities():
+            assert ARITIES == {"apply_all": 2, "group_by": 2}
+
+
+        def test_apply_all():
+            assert apply_all((len, str.upper), "ab") == (2, "AB")
+            assert apply_all([lambda s: s + "!"], "hi") == ("hi!",)
+
+
+        def test_group_by():
+            assert group_by(len, ("a", "bb", "c")) == {1: ["a", "c"], 2: ["bb"]}
+            assert group_by(lambda n: n % 3, range(7)) == {0: [0, 3, 6], 1: [1, 4], 2: [2, 5]}
+
+
+        def test_pairs():
+            assert list(pairs((1, 2, 3))) == [(1, 2), (2, 3)]
+            assert list(pairs(())) == []
+        """,
+}
+
+
+def test_a_package_that_introspects_at_import_mines_and_grades(tmp_path: Path, sandbox) -> None:
+    """The package calls `inspect.signature` at import (the sandbox lets a repository read its own
+    functions' code) and its tests pass builtins, lambdas, tuples and ranges: those calls are captured
+    through the replay adapter, and the tasks they make grade 1.0 on the reference and fail unchanged."""
+    root = write_project(tmp_path / "p", INTROSPECTING)
+    project = read_project(root, tmp_path / "work")
+    from rlvr.mining.miner import ADAPTER_SOURCE
+    from rlvr.mining.replay import ADAPTER_PATH, ADAPTER_TARGET
+
+    files = project.files | {ADAPTER_PATH: ADAPTER_SOURCE}
+    report = capture(sandbox, files, files, "minipkg", project.tests, None, 300.0, deselect=[])
+    through_adapter = [c for c in report.scenarios if c.scenario["target"] == ADAPTER_TARGET]
+    specs = {json.dumps(c.scenario["args"][0], sort_keys=True): c.outcome for c in through_adapter}
+    group_len = {
+        "target": "minipkg.functional:group_by",
+        "args": [{"$ref": "builtins:len"}, {"$tuple": ["a", "bb", "c"]}],
+    }
+    assert specs[json.dumps(group_len, sort_keys=True)] == {"value": {1: ["a", "c"], 2: ["bb"]}}
+    lambdas = [s for s in specs if "$lambda" in s and "group_by" in s]
+    assert lambdas and "$range" in lambdas[0]
+    pairs = {"target": "minipkg.functional:pairs", "args": [{"$tuple": [1, 2, 3]}]}
+    assert specs[json.dumps(pairs, sort_keys=True)] == {"value": {"$items": [(1, 2), (2, 3)], "$more": False}}
+
+    options = MineOptions(max_tasks=4, progress=False, seed=3, kinds=("bug", "feature"), test_fraction=0.0)
+    miner = Miner(options, sandbox=sandbox)
+    try:
+        summary = miner.mine(root, tmp_path / "pack")
+    finally:
+        miner.close()
+    lines = [json.loads(line) for line in (tmp_path / "pack" / "tasks.jsonl").read_text().splitlines()]
+    functional = [line for line in lines if "minipkg/functional.py" in line["base_edits"]]
+    assert functional, summary.lines()
+    for line in functional:
+        assert line["notes"]["checked"]["reference"] == 1.0 and line["notes"]["checked"]["noop"] <= 0.05
+        assert ADAPTER_PATH in line["protected"]
+    assert (tmp_path / "pack" / "repos" / "minipkg" / ADAPTER_PATH).is_file()
+    assert validate_directory(tmp_path / "pack") == []

@@ -20,6 +20,7 @@ from typing import Any
 from rlvr.core.codec import from_wire
 from rlvr.graders.repo.runner import run_ops, same_value
 from rlvr.mining.environment import SuiteRun, run_suite
+from rlvr.mining.replay import ADAPTER_TARGET
 from rlvr.sandbox import WorkerPool
 
 REPLAY_CHUNK = 40
@@ -114,6 +115,15 @@ def agrees(recorded: Any, replayed: Any) -> bool:
     return True
 
 
+def target_of(scenario: dict[str, Any]) -> str:
+    """The package function or class a scenario exercises (through the replay adapter or directly)."""
+    if scenario.get("target") == ADAPTER_TARGET and scenario.get("args"):
+        spec = scenario["args"][0]
+        if isinstance(spec, dict) and isinstance(spec.get("target"), str):
+            return spec["target"]
+    return str(scenario.get("target"))
+
+
 def module_of(target: str) -> str:
     return target.partition(":")[0]
 
@@ -176,17 +186,17 @@ def capture(
             dropped["different outcomes between recordings"] += 1
             continue
         outcome = from_wire(json.loads(next(iter(both))))
-        stable.append(Captured(scenario, outcome, module_of(scenario["target"]), tests | other[2]))
+        stable.append(Captured(scenario, outcome, module_of(target_of(scenario)), tests | other[2]))
     dropped["recorded in one run only (order-dependent or flaky)"] += sum(1 for k in second if k not in first)
     rng = random.Random(f"capture:{seed}")
     rng.shuffle(stable)
     per_target: Counter[str] = Counter()
     chosen: list[Captured] = []
-    targets = {c.scenario["target"] for c in stable}
+    targets = {target_of(c.scenario) for c in stable}
     # a package with few public functions gets more scenarios for each
     cap = max(MIN_PER_TARGET, min(MAX_PER_TARGET, SCENARIO_SHARE // max(1, len(targets))))
     for item in sorted(stable, key=lambda c: len(_key(c.scenario))):
-        target = item.scenario["target"]
+        target = target_of(item.scenario)
         if per_target[target] >= cap or len(chosen) >= MAX_SCENARIOS:
             dropped["more than enough scenarios for the same target"] += 1
             continue

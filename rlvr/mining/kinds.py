@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlvr.graders.repo.generate import Mutation, find_mutations, symptom
+from rlvr.mining.replay import ADAPTER_TARGET, shown
 
 KINDS = ("bug", "feature", "multi")
 
@@ -189,8 +190,57 @@ def _describe(outcome: Any) -> str:
     return f"`{text if len(text) <= 240 else text[:237] + '...'}`"
 
 
+def _adapter_value(value: Any) -> str:
+    """A replay adapter result as a reader sees it (an iterator's items as the list they make)."""
+    if isinstance(value, dict) and "$items" in value:
+        items = _shown(value["$items"])
+        more = " and more" if value.get("$more") else ""
+        raised = f", then raises {value['$raises']}" if value.get("$raises") else ""
+        return f"an iterator over {items}{more}{raised}"
+    return f"`{_shown(value)[:240]}`"
+
+
+def _adapter_outcome(outcome: Any) -> str:
+    if outcome is None:
+        return "no answer (it ran out of time or crashed)"
+    if isinstance(outcome, dict) and "raises" in outcome:
+        name = str(outcome["raises"])
+        return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} exception"
+    return _adapter_value(outcome.get("value") if isinstance(outcome, dict) else outcome)
+
+
+def _adapter_call(target: str, args: Any, kwargs: Any) -> str:
+    module, _, name = target.partition(":")
+    parts = [shown(a) for a in args or []] + [f"{k}={shown(v)}" for k, v in (kwargs or {}).items()]
+    text = ", ".join(parts)
+    return f"`{module}.{name}({text if len(text) <= 200 else text[:197] + '...'})`"
+
+
+def _adapter_symptom(spec: dict[str, Any], got: Any, want: Any) -> str:
+    call = _adapter_call(str(spec.get("target")), spec.get("args"), spec.get("kwargs"))
+    steps = spec.get("steps")
+    mine = got.get("value") if isinstance(got, dict) else None
+    theirs = want.get("value") if isinstance(want, dict) else None
+    if steps and isinstance(theirs, dict) and isinstance(mine, dict) and "steps" in theirs and "steps" in mine:
+        for index, (expected, actual) in enumerate(zip(theirs["steps"], mine["steps"], strict=False)):
+            if not _same(actual, expected):
+                sequence = "; ".join(
+                    f"{m}({', '.join([shown(a) for a in a_args] + [f'{k}={shown(v)}' for k, v in a_kwargs.items()])})"
+                    for m, a_args, a_kwargs in steps[: index + 1]
+                )
+                return (
+                    f"On {call}, the sequence `{sequence}` ends with {steps[index][0]} giving "
+                    f"{_adapter_outcome(actual)}; expected {_adapter_outcome(expected)}."
+                )
+    if got is None:
+        return f"{call} does not finish (it runs out of time or crashes); expected {_adapter_outcome(want)}."
+    return f"Calling {call} gives {_adapter_outcome(got)}; expected {_adapter_outcome(want)}."
+
+
 def describe_difference(scenario: dict[str, Any], got: Any, want: Any) -> str:
     """One sentence: what was called, what came back, what was expected (never where the fault is)."""
+    if scenario.get("target") == ADAPTER_TARGET and scenario.get("args"):
+        return _adapter_symptom(scenario["args"][0], got, want)
     steps = scenario.get("steps") or []
     if scenario["kind"] == "object" and steps and all(m == "__next__" for m, _ in steps):
         if got is None or "steps" not in got:

@@ -27,7 +27,7 @@ from tqdm import tqdm
 from rlvr.graders.repo.patch import make_unified_diff
 from rlvr.graders.repo.runner import run_ops, same_value
 from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
-from rlvr.mining.capture import Captured, capture, replay
+from rlvr.mining.capture import Captured, capture, replay, target_of
 from rlvr.mining.environment import install_requirements, run_suite
 from rlvr.mining.kinds import (
     KINDS,
@@ -40,6 +40,7 @@ from rlvr.mining.kinds import (
     feature_issue,
     module_name,
 )
+from rlvr.mining.replay import ADAPTER_PATH
 from rlvr.mining.source import CONFIG_FILES, Project, SourceError, read_project
 from rlvr.sandbox import WorkerPool, make_sandbox
 
@@ -50,6 +51,7 @@ SUITE_TIMEOUT = 900.0
 MAX_TRIED_SCENARIOS = 40  # replayed per candidate
 MAX_TRIED_TESTS = 40  # the repo's tests (node ids) run per candidate: those that made a differing call
 CANDIDATE_SHARE = 0.5  # of the time budget; the rest is for checking each task with the grader
+ADAPTER_SOURCE = (Path(__file__).parent / "replay.py").read_text(encoding="utf-8")
 
 
 class MiningError(RuntimeError):
@@ -178,6 +180,10 @@ class Miner:
                 project = read_project(source, Path(scratch), self.options.package)
             except SourceError as exc:
                 raise MiningError(str(exc)) from exc
+            if ADAPTER_PATH in project.files:
+                raise MiningError(f"the project has its own {ADAPTER_PATH}, the name of the replay adapter")
+            # hidden scenarios whose arguments are not plain data are replayed through it
+            project.files[ADAPTER_PATH] = ADAPTER_SOURCE
             out.mkdir(parents=True, exist_ok=True)
             deps = out / "deps"
             installed: list[str] = []
@@ -289,6 +295,7 @@ class Miner:
     ) -> tuple[list[Kept], Counter[str]]:
         files = project.files
         flagged = type_error_lines(files)
+        targets = {target_of(c.scenario) for scenarios in by_module.values() for c in scenarios}
         pools: dict[str, list[Candidate]] = {"bug": [], "feature": []}
         for path in project.modules():
             if module_name(path) not in by_module:
@@ -307,6 +314,9 @@ class Miner:
             dropped[f"{kind}: touches a line with a pyright error"] += len(pool) - len(clean)
             pool[:] = clean
             self.rng.shuffle(pool)
+            # a change inside a function the captured scenarios call is the likeliest to be seen:
+            # those are tried first (the budget runs out before every candidate is tried)
+            pool.sort(key=lambda c: 0 if _own_target(c) in targets else 1)
         quota = _quotas(self.options.kinds, self.options.max_tasks)
         kept: list[Kept] = []
         bugs: list[Kept] = []
@@ -355,9 +365,8 @@ class Miner:
         dropped: Counter[str],
     ) -> Kept | None:
         scenarios = self._scenarios_for(candidate, by_module)
-        module, _, qualified = candidate.function.partition(":")
-        own_target = f"{module}:{qualified.split('.')[0]}"
-        own = [s for s in scenarios if s.scenario["target"] == own_target]
+        own_target = _own_target(candidate)
+        own = [s for s in scenarios if target_of(s.scenario) == own_target]
         # a change inside a function is seen first by the calls to it; a helper's by a sample of
         # its module's (replaying a whole large module per candidate would spend the budget)
         scenarios = (
@@ -376,7 +385,7 @@ class Miner:
             dropped[f"{candidate.kind}: no captured scenario sees it"] += 1
             return None
         if candidate.kind == "feature" and not any(
-            scenarios[i].scenario["target"] == own_target for i, _, _ in differing
+            target_of(scenarios[i].scenario) == own_target for i, _, _ in differing
         ):
             dropped[f"{candidate.kind}: no scenario of the function itself sees it"] += 1
             return None
@@ -460,7 +469,9 @@ class Miner:
     ) -> list[dict[str, Any]]:
         held_out = self._held_out(project)
         # the tests are the spec; the configuration files could turn the type checker or pytest off
-        protected = sorted(set(project.tests) | {p for p in project.files if p in CONFIG_FILES})
+        protected = sorted(
+            set(project.tests) | {p for p in project.files if p in CONFIG_FILES} | {ADAPTER_PATH}
+        )
         lines: list[dict[str, Any]] = []
         counters: Counter[str] = Counter()
         for item in kept:
@@ -536,11 +547,17 @@ def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> 
     return outcome.value.get("error")
 
 
+def _own_target(candidate: Candidate) -> str:
+    """The scenario target that calls the candidate's function: itself, or its class."""
+    module, _, qualified = candidate.function.partition(":")
+    return f"{module}:{qualified.split('.')[0]}"
+
+
 def _exercised(candidate: Candidate, by_module: dict[str, list[Captured]]) -> bool:
     module, _, qualified = candidate.function.partition(":")
     owner = qualified.split(".")[0]
     return any(
-        c.scenario["target"] in (f"{module}:{owner}", f"{module}:{qualified}")
+        target_of(c.scenario) in (f"{module}:{owner}", f"{module}:{qualified}")
         for c in by_module.get(module, [])
     )
 

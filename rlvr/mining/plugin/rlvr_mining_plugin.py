@@ -10,13 +10,19 @@ With RLVR_TRACE_PACKAGE and RLVR_TRACE_OUT set, it also records the calls the te
 - a public class built by a test: the constructor's arguments, then each public method the test calls
   on that object, in order, with each call's result or exception (one object scenario per object).
 
-Only calls whose arguments are JSON-faithful plain data (None, bool, int, finite float, str, lists,
-dicts with string keys) are recorded; results are turned into plain data by the grading sandbox's own
-`plain` (read from child_driver.py), so a recording and a replay in the sandbox are comparable.
+Calls whose arguments are JSON-faithful plain data (None, bool, int, finite float, str, lists,
+dicts with string keys) are recorded as they are; results are turned into plain data by the grading
+sandbox's own `plain` (read from child_driver.py), so a recording and a replay in the sandbox are
+comparable. Calls with other arguments (tuples, sets, bytes, ranges, functions and classes known by
+the name they resolve from, `functools.partial`, a test's lambdas without free variables) are recorded
+through the replay adapter (`rlvr/mining/replay.py`, shipped in the pack): the arguments encoded, the
+outcome that of a fresh call made by the adapter itself (iterator results as bounded item lists), as
+the sandbox will make it.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import math
@@ -30,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from rlvr.mining import replay
+from rlvr.mining.replay import ADAPTER_TARGET
 
 REPORT = os.environ.get("RLVR_MINE_REPORT")
 TRACE_OUT = os.environ.get("RLVR_TRACE_OUT")
@@ -96,6 +105,152 @@ def _frozen(args: Any, kwargs: dict[str, Any]) -> str | None:
     return text if len(text) <= MAX_ARGS_CHARS else None
 
 
+class NotEncodable(Exception):
+    """A value the replay adapter cannot rebuild."""
+
+
+def _name_of(value: Any) -> str | None:
+    """"module:qualified" that resolves (among the modules already imported) to `value` itself."""
+    qualified = getattr(value, "__qualname__", None)
+    module = getattr(value, "__module__", None)
+    if module is None and hasattr(value, "__objclass__"):  # str.upper, dict.get
+        module = getattr(value.__objclass__, "__module__", None)
+    if type(qualified) is not str or type(module) is not str or "<" in qualified:
+        return None
+    found: Any = sys.modules.get(module)
+    if found is None:
+        return None
+    try:
+        for part in qualified.split("."):
+            found = getattr(found, part)
+    except Exception:  # noqa: BLE001 - a hostile __getattr__
+        return None
+    return f"{module}:{qualified}" if found is value else None
+
+
+SOURCES: dict[str, Any] = {}
+
+
+def _lambda_source(function: types.FunctionType) -> str | None:
+    """The text of a lambda in a test file, when exactly one lambda with its arguments starts on its line."""
+    code = function.__code__
+    filename = code.co_filename
+    if filename not in SOURCES:
+        try:
+            text = Path(filename).read_text(encoding="utf-8")
+            SOURCES[filename] = (text, ast.parse(text))
+        except (OSError, SyntaxError, ValueError):
+            SOURCES[filename] = None
+    if SOURCES[filename] is None:
+        return None
+    text, tree = SOURCES[filename]
+    names = list(code.co_varnames[: code.co_argcount])
+    found = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Lambda)
+        and node.lineno == code.co_firstlineno
+        and [a.arg for a in node.args.args] == names
+    ]
+    if len(found) != 1:
+        return None
+    return ast.get_source_segment(text, found[0])
+
+
+def _global_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _global_names(constant)
+    return names
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """`value` as the replay adapter's JSON encoding (see rlvr/mining/replay.py); NotEncodable if it
+    cannot be rebuilt faithfully."""
+    if depth > 20:
+        raise NotEncodable
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        if abs(value) >= 2**53:
+            raise NotEncodable
+        return value
+    if kind is float:
+        if not math.isfinite(value):
+            raise NotEncodable
+        return value
+    if kind is list:
+        return [encode(item, depth + 1) for item in value]
+    if kind is dict:
+        if all(type(k) is str and not k.startswith("$") for k in value):
+            return {k: encode(v, depth + 1) for k, v in value.items()}
+        return {"$dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    if kind is tuple:
+        return {"$tuple": [encode(item, depth + 1) for item in value]}
+    if kind is set or kind is frozenset:
+        items = sorted((encode(item, depth + 1) for item in value), key=lambda e: json.dumps(e, sort_keys=True))
+        return {"$set" if kind is set else "$frozenset": items}
+    if kind is bytes:
+        return {"$bytes": value.hex()}
+    if kind is range:
+        return {"$range": [value.start, value.stop, value.step]}
+    if kind is functools.partial:
+        return {
+            "$partial": [
+                encode(value.func, depth + 1),
+                encode(list(value.args), depth + 1),
+                encode(dict(value.keywords), depth + 1),
+            ]
+        }
+    if kind is types.FunctionType and value.__name__ == "<lambda>":
+        if value.__closure__ or value.__defaults__ or value.__kwdefaults__:
+            raise NotEncodable
+        source = _lambda_source(value)
+        if source is None:
+            raise NotEncodable
+        names = {}
+        for name in sorted(_global_names(value.__code__)):
+            if name in value.__globals__:
+                bound = value.__globals__[name]
+                names[name] = (
+                    {"$module": bound.__name__} if isinstance(bound, types.ModuleType) else encode(bound, depth + 1)
+                )
+        return {"$lambda": [source, names]}
+    if callable(value):
+        name = _name_of(value)
+        if name is not None:
+            return {"$ref": name}
+    raise NotEncodable
+
+
+def _spec(target: str, args: Any, kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        spec = {"target": target, "args": encode(list(args))}
+        if kwargs:
+            spec["kwargs"] = encode(dict(kwargs))
+        text = json.dumps(spec, sort_keys=True)
+    except (NotEncodable, TypeError, ValueError, RecursionError):
+        return None
+    return spec if len(text) <= MAX_ARGS_CHARS else None
+
+
+def _adapter_outcome(spec: dict[str, Any]) -> dict[str, Any]:
+    """What the sandbox's driver will record for `call(spec)`: a fresh call made by the adapter."""
+    STATE["busy"] = True
+    try:
+        return {"value": _plain(replay.call(spec))}
+    except BaseException as exc:  # noqa: BLE001 - the project's code may raise anything
+        return {"raises": type(exc).__name__}
+    finally:
+        STATE["busy"] = False
+
+
+def _adapter_scenario(spec: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "call", "target": ADAPTER_TARGET, "args": [spec]}
+
+
 def _outcome_value(result: Any) -> dict[str, Any]:
     return {"value": _plain(result)}
 
@@ -141,6 +296,13 @@ def wrap_function(function: Any, target: str) -> Any:
         if STATE["busy"] or not _is_test_frame(1):
             return function(*args, **kwargs)
         frozen = _frozen(args, kwargs)
+        if frozen is None:
+            spec = _spec(target, args, kwargs)
+            if spec is not None:
+                try:
+                    return function(*args, **kwargs)
+                finally:
+                    _emit(_adapter_scenario(spec), _adapter_outcome(spec))
         STATE["busy"] = True
         try:
             result = function(*args, **kwargs)
@@ -189,6 +351,11 @@ def wrap_class(cls: type, target: str) -> None:
     def traced_init(self: Any, *args: Any, **kwargs: Any) -> None:
         record = type(self) is cls and not STATE["busy"] and _is_test_frame(1)
         frozen = _frozen(args, kwargs) if record else None
+        spec = _spec(target, args, kwargs) if record and frozen is None else None
+        if spec is not None:
+            init(self, *args, **kwargs)
+            OBJECTS[id(self)] = [self, None, [], [], True, spec]
+            return
         try:
             init(self, *args, **kwargs)
         except BaseException as exc:
@@ -202,7 +369,7 @@ def wrap_class(cls: type, target: str) -> None:
             call_args, call_kwargs = json.loads(frozen)
             extra = {"kwargs": call_kwargs} if call_kwargs else {}
             scenario = {"kind": "object", "target": target, "args": call_args, **extra, "steps": []}
-            OBJECTS[id(self)] = [self, scenario, [], [], True]
+            OBJECTS[id(self)] = [self, scenario, [], [], True, _spec(target, args, kwargs)]
 
     setattr(cls, "__init__", traced_init)  # noqa: B010 - assigning __init__ directly upsets type checkers
     for name, member in list(vars(cls).items()):
@@ -219,8 +386,15 @@ def wrap_method(method: Any, name: str) -> Any:
         entry = OBJECTS.get(id(self))
         if entry is None or entry[0] is not self or STATE["busy"] or not _is_test_frame(1):
             return method(self, *args, **kwargs)
+        spec = entry[5]
+        if spec is not None:  # the adapter's steps, kept beside the plain-data ones
+            step = _spec(name, args, kwargs) if len(spec.setdefault("steps", [])) < MAX_STEPS else None
+            if step is None:
+                entry[5] = None
+            else:
+                spec["steps"].append([name, step["args"], step.get("kwargs", {})])
         frozen = _frozen(args, {}) if not kwargs and len(entry[2]) < MAX_STEPS else None
-        if frozen is None:
+        if frozen is None or entry[1] is None:
             entry[4] = False
             return method(self, *args, **kwargs)
         step_args = json.loads(frozen)[0]
@@ -241,9 +415,13 @@ def wrap_method(method: Any, name: str) -> Any:
 
 
 def _flush_objects() -> None:
-    for _, scenario, steps, outcomes, ok in OBJECTS.values():
+    """Each object the tests built: as plain-data steps where every call was plain data, else through
+    the replay adapter (replayed afresh here for its outcome)."""
+    for _, scenario, steps, outcomes, ok, spec in list(OBJECTS.values()):
         if ok and steps:
             _emit(scenario | {"steps": steps}, {"steps": outcomes})
+        elif spec is not None and spec.get("steps"):
+            _emit(_adapter_scenario(spec), _adapter_outcome(spec))
     OBJECTS.clear()
 
 

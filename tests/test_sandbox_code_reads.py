@@ -7,6 +7,7 @@ option (candidate programs of the code family) keep the old rule."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from adversarial.isolation import namespaced_sandbox
@@ -71,7 +72,7 @@ def pool() -> Iterator[LocalSandbox]:
     sandbox.close()
 
 
-def run(pool: LocalSandbox, source: str, read_code: bool) -> tuple[str, list, list[str]]:
+def run(pool: LocalSandbox, source: str, read_code: bool) -> tuple[str, Any, list[str]]:
     result = pool.run(Job(source, "f", [(3,)], timeout=5.0, read_code=read_code))
     outcome = result.outcomes[0] if result.outcomes else None
     value = outcome.value if outcome is not None and outcome.ok else (outcome.exception if outcome else None)

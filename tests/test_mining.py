@@ -477,3 +477,36 @@ def test_a_package_that_introspects_at_import_mines_and_grades(tmp_path: Path, s
         assert ADAPTER_PATH in line["protected"]
     assert (tmp_path / "pack" / "repos" / "minipkg" / ADAPTER_PATH).is_file()
     assert validate_directory(tmp_path / "pack") == []
+
+    # `rlvr packs validate` holds a mined task to what the miner proved: the project's own type errors
+    # and the visible tests the sandbox cannot run are the recorded baseline, not failures...
+    import dataclasses
+
+    from rlvr.graders.repo.prove import prove_repo_tasks
+    from rlvr.task_packs.registry import load_pack
+
+    tasks = [t for t in load_pack(str(tmp_path / "pack")).tasks() if t.id == functional[0]["id"]]
+    assert tasks[0].hidden["notes"]["baseline"]["visible_failing"]  # the suites that import pytest
+    report = prove_repo_tasks("mined", tasks, sandbox=sandbox, progress=False)
+    assert report.problems == [], report.problems
+    # ...and still refuses a broken task: a reference with a new type error, or failing a visible test
+    # the sandbox ran at mine time
+    reference = tasks[0].hidden["reference"]
+    typed = dict(reference)
+    typed["minipkg/functional.py"] += '\nBROKEN: int = "text"\n'
+    failing = dict(reference)
+    failing["minipkg/functional.py"] = failing["minipkg/functional.py"].replace(
+        "ARITIES = {", "ARITIES = {'extra': 0, "
+    )
+    broken = [
+        dataclasses.replace(tasks[0], id=name, hidden={**tasks[0].hidden, "reference": state})
+        for name, state in (("typed", typed), ("failing", failing))
+    ]
+    report = prove_repo_tasks("mined", broken, sandbox=sandbox, progress=False)
+    messages: dict[str, list[str]] = {}
+    for problem in report.problems:  # file is "where:task id"
+        messages.setdefault(problem.file.rsplit(":", 1)[-1], []).append(problem.message)
+    assert any("type errors" in m and "Literal['text']" in m for m in messages.get("typed", [])), messages
+    assert any(
+        "fails its own visible tests" in m and "test_arities" in m for m in messages.get("failing", [])
+    ), messages

@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from rlvr.graders.repo.patch import make_unified_diff
 from rlvr.graders.repo.runner import run_ops, same_value
-from rlvr.graders.repo.whole_repo_types import RepoTypeChecker
+from rlvr.graders.repo.whole_repo_types import RepoTypeChecker, RepoTypeReport
 from rlvr.mining.capture import Captured, capture, replay, target_of
 from rlvr.mining.environment import install_requirements, run_suite
 from rlvr.mining.kinds import (
@@ -142,6 +142,8 @@ class Miner:
         self._sandbox = sandbox
         self._owns_sandbox = sandbox is None
         self._types: RepoTypeChecker | None = None
+        self._types_report: RepoTypeReport | None = None
+        self._baseline_cache: dict[str, Any] | None = None
         self.rng = random.Random(f"mine:{options.seed}")
         self.started = time.monotonic()
 
@@ -294,7 +296,7 @@ class Miner:
         self, project: Project, by_module: dict[str, list[Captured]], deps: Path | None, failing: list[str]
     ) -> tuple[list[Kept], Counter[str]]:
         files = project.files
-        flagged = type_error_lines(files)
+        flagged = {(path, line) for (path, _), line in self._reference_types(files).lines.items()}
         targets = {target_of(c.scenario) for scenarios in by_module.values() for c in scenarios}
         pools: dict[str, list[Candidate]] = {"bug": [], "feature": []}
         for path in project.modules():
@@ -511,10 +513,31 @@ class Miner:
                     "difficulty": difficulty,
                     "split": "test" if modules & held_out else "train",
                     "meta": {"kind": candidate.kind, "mined_from": project.name},
-                    "notes": {"where": candidate.where, "observable_by": len(item.differing)},
+                    "notes": {
+                        "where": candidate.where,
+                        "observable_by": len(item.differing),
+                        "baseline": self._baseline(project.files),
+                    },
                 }
             )
         return lines
+
+    def _reference_types(self, files: dict[str, str]) -> RepoTypeReport:
+        if self._types_report is None:
+            self._types_report = reference_types(files)
+        return self._types_report
+
+    def _baseline(self, files: dict[str, str]) -> dict[str, Any]:
+        """What the miner proved of the reference, for `rlvr packs validate` to hold the task to: the
+        type errors pyright reports on it (the project's own, untouched) and the visible tests the
+        sandbox's runner fails on it (pytest-only suites, tests that need files or sockets)."""
+        if self._baseline_cache is None:
+            report = self._reference_types(files)
+            self._baseline_cache = {
+                "type_errors": [[path, message, count] for (path, message), count in sorted(report.errors.items())],
+                "visible_failing": sandbox_test_failures(self.sandbox, files),
+            }
+        return self._baseline_cache
 
     def _held_out(self, project: Project) -> set[str]:
         modules = sorted(module_name(p) for p in project.modules())
@@ -528,14 +551,28 @@ class Miner:
         return set(rng.sample(modules, count)) if count else set()
 
 
-def type_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
-    """(path, line) of each pyright error on the reference, one line per distinct message."""
+def reference_types(files: dict[str, str]) -> RepoTypeReport:
+    """pyright's report on the reference (one CLI run)."""
     checker = RepoTypeChecker(engine="cli")
     try:
-        report = checker.check(files)
+        return checker.check(files)
     finally:
         checker.close()
-    return {(path, line) for (path, _), line in report.lines.items()}
+
+
+def type_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
+    """(path, line) of each pyright error on the reference, one line per distinct message."""
+    return {(path, line) for (path, _), line in reference_types(files).lines.items()}
+
+
+def sandbox_test_failures(sandbox: WorkerPool, files: dict[str, str]) -> list[str] | None:
+    """The visible tests the reference fails when the grading sandbox runs them (`run_tests`: no pytest,
+    no files, no network there), by id; None if the run itself failed."""
+    result = run_ops(sandbox, files, [("tests", {"paths": None})], SUITE_TIMEOUT)
+    outcome = result.outcomes[1] if len(result.outcomes) > 1 else None
+    if outcome is None or not outcome.ok or not isinstance(outcome.value, dict):
+        return None
+    return sorted({line.split(" ", 1)[0] for line in outcome.value.get("lines", []) if " PASSED" not in line})
 
 
 def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> str | None:

@@ -510,3 +510,21 @@ def test_a_package_that_introspects_at_import_mines_and_grades(tmp_path: Path, s
     assert any(
         "fails its own visible tests" in m and "test_arities" in m for m in messages.get("failing", [])
     ), messages
+
+
+def test_an_adapter_symptom_is_written_as_python() -> None:
+    from rlvr.mining.replay import ADAPTER_TARGET, decode
+
+    spec = {
+        "target": "minipkg.functional:group_by",
+        "args": [{"$ref": "builtins:len"}, {"$tuple": ["a", "bb"]}],
+        "kwargs": {"into": {"$lambda": ["lambda: {}", {}]}},
+    }
+    scenario = {"kind": "call", "target": ADAPTER_TARGET, "args": [spec]}
+    text = describe_difference(scenario, {"value": {1: ["a"]}}, {"value": {1: ["a"], 2: ["bb"]}})
+    assert text.startswith("Calling `minipkg.functional.group_by(len, ('a', 'bb'), into=lambda: {})` gives")
+    assert "expected `{1: ['a'], 2: ['bb']}`" in text
+    items = {"value": {"$items": [[1, 2]], "$more": True}}
+    assert "an iterator over [[1, 2]] and more" in describe_difference(scenario, items, {"raises": "KeyError"})
+    assert decode({"$dict": [[{"$tuple": [1, 2]}, {"$set": [3]}]]}) == {(1, 2): {3}}
+    assert decode({"plain": {"$bytes": "6869"}}) == {"plain": b"hi"}

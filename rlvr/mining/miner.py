@@ -276,7 +276,7 @@ class Miner:
         phase = time.monotonic()
         lines = self._task_lines(project, kept, summary.project, variants_by_module, by_module)
         write_pack(out, summary.project, project, lines, summary, source)
-        if self.options.verify:
+        if self.options.verify and lines:
             deadline = self.started + self.options.time_budget
             lines, failures = verify_pack(
                 out, lines, self.options.progress, self.options.noop_limit, deadline

@@ -525,6 +525,8 @@ def test_an_adapter_symptom_is_written_as_python() -> None:
     assert text.startswith("Calling `minipkg.functional.group_by(len, ('a', 'bb'), into=lambda: {})` gives")
     assert "expected `{1: ['a'], 2: ['bb']}`" in text
     items = {"value": {"$items": [[1, 2]], "$more": True}}
-    assert "an iterator over [[1, 2]] and more" in describe_difference(scenario, items, {"raises": "KeyError"})
+    assert "an iterator over [[1, 2]] and more" in describe_difference(
+        scenario, items, {"raises": "KeyError"}
+    )
     assert decode({"$dict": [[{"$tuple": [1, 2]}, {"$set": [3]}]]}) == {(1, 2): {3}}
     assert decode({"plain": {"$bytes": "6869"}}) == {"plain": b"hi"}

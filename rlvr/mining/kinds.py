@@ -64,8 +64,8 @@ def _enclosing(tree: ast.Module, line: int) -> str | None:
     return None
 
 
-def bug_candidates(path: str, text: str, rng: random.Random) -> list[Candidate]:
-    """Every mutation inside a function of the module, shuffled, at most a few per function."""
+def bug_candidates(path: str, text: str, rng: random.Random, per_function: int = 3) -> list[Candidate]:
+    """Every mutation inside a function of the module, shuffled, at most `per_function` per function."""
     tree = ast.parse(text)
     by_function: dict[str, list[Mutation]] = {}
     for mutation in find_mutations(path, text):
@@ -75,7 +75,7 @@ def bug_candidates(path: str, text: str, rng: random.Random) -> list[Candidate]:
     out: list[Candidate] = []
     for owner, mutations in by_function.items():
         rng.shuffle(mutations)
-        for mutation in mutations[:3]:
+        for mutation in mutations[:per_function]:
             mutated = mutation.apply(text)
             try:
                 compile(mutated, path, "exec")
@@ -221,7 +221,13 @@ def _adapter_symptom(spec: dict[str, Any], got: Any, want: Any) -> str:
     steps = spec.get("steps")
     mine = got.get("value") if isinstance(got, dict) else None
     theirs = want.get("value") if isinstance(want, dict) else None
-    if steps and isinstance(theirs, dict) and isinstance(mine, dict) and "steps" in theirs and "steps" in mine:
+    if (
+        steps
+        and isinstance(theirs, dict)
+        and isinstance(mine, dict)
+        and "steps" in theirs
+        and "steps" in mine
+    ):
         for index, (expected, actual) in enumerate(zip(theirs["steps"], mine["steps"], strict=False)):
             if not _same(actual, expected):
                 sequence = "; ".join(

@@ -49,6 +49,8 @@ MAX_CAPTURED_IN_TASK = 20  # the rest of a task's hidden checks are nudged varia
 MAX_DIFFERING_IN_TASK = 15
 SUITE_TIMEOUT = 900.0
 MAX_TRIED_SCENARIOS = 40  # replayed per candidate
+MAX_MUTATIONS_PER_FUNCTION = 12
+BUG_POOL_FACTOR = 4  # bug candidates wanted per task asked for (most are invisible to every scenario)
 MAX_TRIED_TESTS = 40  # the repo's tests (node ids) run per candidate: those that made a differing call
 # of the time budget; the rest is for checking each task with the grader, which costs more per task
 # (two full gradings) than finding it
@@ -301,15 +303,15 @@ class Miner:
         flagged = {(path, line) for (path, _), line in self._reference_types(files).lines.items()}
         targets = {target_of(c.scenario) for scenarios in by_module.values() for c in scenarios}
         pools: dict[str, list[Candidate]] = {"bug": [], "feature": []}
-        for path in project.modules():
-            if module_name(path) not in by_module:
-                continue
+        exercised = [path for path in project.modules() if module_name(path) in by_module]
+        for path in exercised:
             if "bug" in self.options.kinds or "multi" in self.options.kinds:
-                pools["bug"] += bug_candidates(path, files[path], self.rng)
+                pools["bug"] += bug_candidates(path, files[path], self.rng, MAX_MUTATIONS_PER_FUNCTION)
             if "feature" in self.options.kinds:
                 pools["feature"] += [
                     c for c in feature_candidates(path, files[path], self.rng) if _exercised(c, by_module)
                 ]
+        pools["bug"] = _few_per_function(pools["bug"], BUG_POOL_FACTOR * self.options.max_tasks)
         dropped: Counter[str] = Counter()
         for kind, pool in pools.items():
             # the types gate compares pyright's messages, which quote inferred types: a change on a line
@@ -536,12 +538,17 @@ class Miner:
     def _baseline(self, files: dict[str, str]) -> dict[str, Any]:
         """What the miner proved of the reference, for `rlvr packs validate` to hold the task to: the
         type errors pyright reports on it (the project's own, untouched) and the visible tests the
-        sandbox's runner fails on it (pytest-only suites, tests that need files or sockets)."""
+        sandbox's runner fails on it (pytest-only suites, tests that need files or sockets), and the
+        modules that do not import there (no task's hidden check calls into them)."""
         if self._baseline_cache is None:
             report = self._reference_types(files)
+            failing, unimportable = sandbox_failures(self.sandbox, files)
             self._baseline_cache = {
-                "type_errors": [[path, message, count] for (path, message), count in sorted(report.errors.items())],
-                "visible_failing": sandbox_test_failures(self.sandbox, files),
+                "type_errors": [
+                    [path, message, count] for (path, message), count in sorted(report.errors.items())
+                ],
+                "visible_failing": failing,
+                "unimportable": unimportable,
             }
         return self._baseline_cache
 
@@ -571,14 +578,21 @@ def type_error_lines(files: dict[str, str]) -> set[tuple[str, int]]:
     return {(path, line) for (path, _), line in reference_types(files).lines.items()}
 
 
-def sandbox_test_failures(sandbox: WorkerPool, files: dict[str, str]) -> list[str] | None:
-    """The visible tests the reference fails when the grading sandbox runs them (`run_tests`: no pytest,
-    no files, no network there), by id; None if the run itself failed."""
-    result = run_ops(sandbox, files, [("tests", {"paths": None})], SUITE_TIMEOUT)
-    outcome = result.outcomes[1] if len(result.outcomes) > 1 else None
-    if outcome is None or not outcome.ok or not isinstance(outcome.value, dict):
-        return None
-    return sorted({line.split(" ", 1)[0] for line in outcome.value.get("lines", []) if " PASSED" not in line})
+def sandbox_failures(sandbox: WorkerPool, files: dict[str, str]) -> tuple[list[str] | None, list[str] | None]:
+    """(the visible tests, by id, the reference fails when the grading sandbox runs them: `run_tests`, no
+    pytest, files or network there; the package's modules that do not import there: frames, sockets,
+    compiled helpers), each None if that run failed."""
+    result = run_ops(sandbox, files, [("tests", {"paths": None}), ("imports", None)], SUITE_TIMEOUT)
+    tests, imports = (result.outcomes[index] if len(result.outcomes) > index else None for index in (1, 2))
+    failing = None
+    if tests is not None and tests.ok and isinstance(tests.value, dict):
+        failing = sorted(
+            {line.split(" ", 1)[0] for line in tests.value.get("lines", []) if " PASSED" not in line}
+        )
+    unimportable = None
+    if imports is not None and imports.ok and isinstance(imports.value, list):
+        unimportable = sorted(str(entry[0]) for entry in imports.value)
+    return failing, unimportable
 
 
 def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> str | None:
@@ -588,6 +602,22 @@ def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> 
     if outcome is None or not outcome.ok:
         return f"the sandbox run failed: {result.status} {result.detail}".strip()
     return outcome.value.get("error")
+
+
+def _few_per_function(pool: list[Candidate], wanted: int) -> list[Candidate]:
+    """At most 3 mutations of each function, more (up to all of them) where the package is too small
+    for that to give `wanted` candidates."""
+    per_function = 3
+    while True:
+        seen: Counter[str] = Counter()
+        chosen = []
+        for candidate in pool:
+            seen[candidate.function] += 1
+            if seen[candidate.function] <= per_function:
+                chosen.append(candidate)
+        if len(chosen) >= wanted or per_function >= MAX_MUTATIONS_PER_FUNCTION:
+            return chosen
+        per_function *= 2
 
 
 def _own_target(candidate: Candidate) -> str:

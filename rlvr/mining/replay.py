@@ -121,7 +121,9 @@ def call(spec: dict[str, Any]) -> Any:
     steps: list[dict[str, Any]] = []
     for method, step_args, step_kwargs in spec["steps"]:
         try:
-            steps.append({"value": materialise(getattr(instance, method)(*decode(step_args), **decode(step_kwargs)))})
+            steps.append(
+                {"value": materialise(getattr(instance, method)(*decode(step_args), **decode(step_kwargs)))}
+            )
         except Exception as exc:  # noqa: BLE001
             steps.append({"raises": type(exc).__name__})
     return {"steps": steps}
@@ -154,7 +156,9 @@ def shown(value: Any) -> str:
             return "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in inner) + "}"
         if key == "$partial":
             function, args, kwargs = inner
-            parts = [shown(function)] + [shown(a) for a in args] + [f"{k}={shown(v)}" for k, v in kwargs.items()]
+            parts = (
+                [shown(function)] + [shown(a) for a in args] + [f"{k}={shown(v)}" for k, v in kwargs.items()]
+            )
             return "functools.partial(" + ", ".join(parts) + ")"
         if key == "$lambda":
             return str(inner[0])

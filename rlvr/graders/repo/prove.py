@@ -3,7 +3,10 @@
 For every task, in the sandbox and through the repo grader itself:
 
 - the reference state imports (every module of the package), passes its own visible tests, has no
-  type error (whole-repository pyright) and passes every hidden check with reward 1.0;
+  type error (whole-repository pyright) and passes every hidden check with reward 1.0; a task mined
+  by `rlvr packs mine` is held to the baseline the miner recorded of its (upstream) reference instead:
+  no module that imported in the sandbox then fails to, no visible test the sandbox passed then fails,
+  no type error beyond the project's own (`notes.baseline`);
 - every scenario, domain and perf target resolves on the reference (a scenario that names a missing
   function or module is an error: both states would "agree" on the same AttributeError);
 - the base state fails at least one hidden check, and a no-op (the base state submitted as is) scores
@@ -108,8 +111,11 @@ def _run_reference(grader: RepoGrader, task: Task) -> list[str]:
         return [f"the reference state could not be run: {result.status} {result.detail}"]
     imports, resolved, tests = (o.value if o is not None and o.ok else None for o in result.outcomes[1:4])
     found: list[str] = []
+    unimportable = _baseline(task).get("unimportable")  # a mined task: as the miner recorded them
+    known = set(unimportable) if isinstance(unimportable, list) else set()
     for module, error in imports if isinstance(imports, list) else []:
-        found.append(f"module {module} of the reference does not import: {error}")
+        if module not in known:
+            found.append(f"module {module} of the reference does not import: {error}")
     if isinstance(resolved, list):
         for (where, target), reason in zip(targets, resolved, strict=False):
             if reason is not None:

@@ -110,7 +110,7 @@ class NotEncodable(Exception):
 
 
 def _name_of(value: Any) -> str | None:
-    """"module:qualified" that resolves (among the modules already imported) to `value` itself."""
+    """ "module:qualified" that resolves (among the modules already imported) to `value` itself."""
     qualified = getattr(value, "__qualname__", None)
     module = getattr(value, "__module__", None)
     if module is None and hasattr(value, "__objclass__"):  # str.upper, dict.get
@@ -190,7 +190,9 @@ def encode(value: Any, depth: int = 0) -> Any:
     if kind is tuple:
         return {"$tuple": [encode(item, depth + 1) for item in value]}
     if kind is set or kind is frozenset:
-        items = sorted((encode(item, depth + 1) for item in value), key=lambda e: json.dumps(e, sort_keys=True))
+        items = sorted(
+            (encode(item, depth + 1) for item in value), key=lambda e: json.dumps(e, sort_keys=True)
+        )
         return {"$set" if kind is set else "$frozenset": items}
     if kind is bytes:
         return {"$bytes": value.hex()}
@@ -215,7 +217,9 @@ def encode(value: Any, depth: int = 0) -> Any:
             if name in value.__globals__:
                 bound = value.__globals__[name]
                 names[name] = (
-                    {"$module": bound.__name__} if isinstance(bound, types.ModuleType) else encode(bound, depth + 1)
+                    {"$module": bound.__name__}
+                    if isinstance(bound, types.ModuleType)
+                    else encode(bound, depth + 1)
                 )
         return {"$lambda": [source, names]}
     if callable(value):

@@ -45,11 +45,19 @@ import itertools
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from rlvr.graders.repo.data_variants import (
+    crossed_calls,
+    overlapping_keys,
+    record_variants,
+    seed_variants,
+    status_vocabulary,
+)
 from rlvr.graders.repo.runner import same_value
 
-MAX_DERIVED_CHECKS = 200
+MAX_DERIVED_CHECKS = 300
+Item = TypeVar("Item")
 UNKNOWN_FLAG = "--rlvr-unknown-option"
 EXTRA_ARGUMENT = "rlvr-extra-argument"
 ANY_EXCEPTION = "<an exception>"
@@ -251,6 +259,13 @@ def _text_variants(value: str) -> list[str]:
     return [v for v in (f"  {value}  ", value.upper(), value.lower()) if v != value]
 
 
+def _combined_text_variants(value: str) -> list[str]:
+    """Strings that hit two normalising steps at once (padding and case together; only spaces, which
+    strip-then-default and default-then-strip treat apart): where the steps' order shows."""
+    out = [f" {value.swapcase()} ", "   "] if value.strip() else []
+    return [v for v in out if v != value and v not in _text_variants(value)]
+
+
 MAX_SCRIPT_STEPS = 6  # single-step scripts per scenario
 
 
@@ -280,26 +295,34 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
     return truncated + varied + alone
 
 
-def _value_variants(value: Any) -> list[Any]:
+def _value_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return []
     if isinstance(value, int):
         return [value - 1, value + 1, 0]
     if isinstance(value, str) and value:
-        return _text_variants(value)
+        return _text_variants(value) + record_variants(value, vocabulary) + _combined_text_variants(value)
     if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
-        return [[f" {item} " for item in value], [item.upper() for item in value]]
+        return [[f" {item} " for item in value], [item.upper() for item in value], *record_variants(value, {})]
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
         return _script_variants(value)
+    if isinstance(value, list):
+        return record_variants(value, vocabulary)
     return []
 
 
-def _call_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+def _call_variants(
+    scenario: dict[str, Any], others: list[dict[str, Any]], vocabulary: dict[str, list[str]]
+) -> list[dict[str, Any]]:
     args = list(scenario.get("args") or [])
     kwargs = dict(scenario.get("kwargs") or {})
-    variants: list[list[Any]] = []
-    for index, value in enumerate(args):  # values first: the cap cuts the generic variants last
-        variants += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value)]
+    values: list[list[Any]] = []
+    for index, value in enumerate(args):
+        values += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary)]
+    # steps that do not commute: values of two listed calls in one, names two arguments share;
+    # taken in turn with the value variants, and both before the generic ones (the cap cuts those)
+    crossed, units = crossed_calls(scenario, others)
+    variants = _round_robin([crossed, units, values, overlapping_keys(args)])
     variants.append(args + [None])
     if args:
         variants.append(args[:-1])
@@ -310,15 +333,16 @@ def _call_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _object_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+def _object_variants(scenario: dict[str, Any], vocabulary: dict[str, list[str]]) -> list[dict[str, Any]]:
     """Every step of an object scenario again with one string argument upper-cased, lower-cased or
-    space-padded (the method's normalisation neither added nor dropped)."""
+    space-padded (the method's normalisation neither added nor dropped), or, a status value, as each
+    other value of its field."""
     steps = [list(step) for step in scenario.get("steps") or []]
     variants: list[dict[str, Any]] = []
     for position, (method, args) in enumerate(steps):
         for index, value in enumerate(args):
             if isinstance(value, str) and value:
-                for text in _text_variants(value):
+                for text in _text_variants(value) + record_variants(value, vocabulary):
                     changed = [*args[:index], text, *args[index + 1 :]]
                     variants.append(
                         {
@@ -330,7 +354,7 @@ def _object_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     return variants
 
 
-def _round_robin(rows: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _round_robin(rows: list[list[Item]]) -> list[Item]:
     return [item for row in itertools.zip_longest(*rows) for item in row if item is not None]
 
 
@@ -351,16 +375,28 @@ def derived_checks(
         {**s, "seed_sql": [*s.get("seed_sql", []), FUTURE_VERSION], "derived": "migration-future"}
         for s in migrations
     ]
+    seeds = [str(q) for s in scenarios for q in s.get("seed_sql") or []]
+    vocabulary = status_vocabulary(base, seeds)
+    # the seed rows with every status value known, and in reverse order (filters, orderings)
+    ordered += [v for s in scenarios if s.get("kind") == "sqlite" for v in seed_variants(s, vocabulary)]
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
     }
     ordered += [{**s, "repeat": 2, "derived": "call-twice"} for s in reversed(calls.values())]
-    variants = {"cli": _cli_variants, "call": _call_variants, "object": _object_variants}
+    listed = [s for s in scenarios if not s.get("generated")]
     per_target: dict[str, list[list[dict[str, Any]]]] = {}
-    for s in scenarios:
-        if not s.get("generated") and s.get("kind") in variants:
-            per_target.setdefault(str(s.get("target")), []).append(variants[s["kind"]](s))
+    for s in listed:
+        if s.get("kind") == "cli":
+            rows = _cli_variants(s)
+        elif s.get("kind") == "call":
+            same = [o for o in listed if o.get("kind") == "call" and o.get("target") == s.get("target")]
+            rows = _call_variants(s, same, vocabulary)
+        elif s.get("kind") == "object":
+            rows = _object_variants(s, vocabulary)
+        else:
+            continue
+        per_target.setdefault(str(s.get("target")), []).append(rows)
     # round robin over the entry points, and within each over its scenarios, so the cap cuts the last
     # variants of each, never a whole entry point or scenario
     domain: list[dict[str, Any]] = annotation_checks(base, reference) + _round_robin(

@@ -234,7 +234,9 @@ def snapshot(args, kwargs):
 
 def outcome(function, args=(), kwargs=None):
     """{"value": ...} or {"raises": name}, plus {"mutated": arguments after the call} when the call
-    changed its arguments in place (an effect the caller sees, compared like the value)."""
+    changed its arguments in place (an effect the caller sees, compared like the value; a call that
+    mutates then raises shows both, so validating after mutating differs from validating first) and
+    {"stdout": text} when it printed."""
     kwargs = kwargs or {}
     if CONVERT[0] is as_is:  # a perf scenario's measured run counts its own work only
         try:
@@ -246,10 +248,17 @@ def outcome(function, args=(), kwargs=None):
     )
     before = snapshot(args, kwargs) if mutable else None
     result: dict[str, typing.Any]
+    captured, saved = Capture(), sys.stdout
+    sys.stdout = captured
     try:
         result = {"value": CONVERT[0](function(*args, **kwargs))}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         result = {"raises": type(exc).__name__}
+    finally:
+        sys.stdout = saved
+    printed = captured.getvalue()
+    if printed:  # what the call printed, in order: steps printing their effects show their order
+        result["stdout"] = printed
     if mutable:  # scalars cannot be changed in place
         after = snapshot(args, kwargs)
         if after != before:

@@ -73,7 +73,7 @@ BASE = REFERENCE.replace(
     "    name = name.strip().lower()\n    return name or default\n",
     "    name = name or default\n    return name.strip().lower()\n",
 )
-TESTS = '''from shop.core import clean, pending
+TESTS = """from shop.core import clean, pending
 
 
 def test_clean() -> None:
@@ -82,7 +82,7 @@ def test_clean() -> None:
 
 def test_pending() -> None:
     assert pending([{"name": "a", "status": "open"}, {"name": "b", "status": "done"}]) == ["a"]
-'''
+"""
 SEED = [
     "CREATE TABLE orders (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, due INTEGER NOT NULL,"
     " status TEXT NOT NULL DEFAULT 'open')",
@@ -137,7 +137,7 @@ WRONG = {
     # a blank name: stripping before the default gives the default, after it gives ""
     "default before strip": _with(
         "    name = name.strip().lower()\n    return name or default\n",
-        "    name = (name or default).lower()\n    return name.strip()\n",
+        "    name = name.lower()\n    if not name:\n        return default\n    return name.strip()\n",
     ),
     # the promo halves before the long-stay discount: rounding differs at total(1, 7, "HALF")
     "promo before discount": _with(
@@ -149,12 +149,12 @@ WRONG = {
     # the file's lines win over the environment when both name a key
     "environment under the file": _with(
         "    out: dict[str, str] = {}\n    for line in text.splitlines():\n"
-        "        key, _, value = line.partition(\"=\")\n        out[key.strip()] = value.strip()\n"
-        "    for name, value in env.items():\n        if name.startswith(\"APP_\"):\n"
+        '        key, _, value = line.partition("=")\n        out[key.strip()] = value.strip()\n'
+        '    for name, value in env.items():\n        if name.startswith("APP_"):\n'
         "            out[name[4:].lower()] = value\n",
         "    out: dict[str, str] = {}\n    for name, value in env.items():\n"
-        "        if name.startswith(\"APP_\"):\n            out[name[4:].lower()] = value\n"
-        "    for line in text.splitlines():\n        key, _, value = line.partition(\"=\")\n"
+        '        if name.startswith("APP_"):\n            out[name[4:].lower()] = value\n'
+        '    for line in text.splitlines():\n        key, _, value = line.partition("=")\n'
         "        out[key.strip()] = value.strip()\n",
     ),
     # stores before checking: the same id comes back, the printed trail is in another order

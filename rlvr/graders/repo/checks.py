@@ -303,7 +303,11 @@ def _value_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
     if isinstance(value, str) and value:
         return _text_variants(value) + record_variants(value, vocabulary) + _combined_text_variants(value)
     if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
-        return [[f" {item} " for item in value], [item.upper() for item in value], *record_variants(value, {})]
+        return [
+            [f" {item} " for item in value],
+            [item.upper() for item in value],
+            *record_variants(value, {}),
+        ]
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
         return _script_variants(value)
     if isinstance(value, list):

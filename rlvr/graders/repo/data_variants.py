@@ -31,14 +31,18 @@ MAX_OVERLAPS = 6  # per scenario
 MAX_STATUS_VARIANTS = 8  # per scenario
 COMPARED = re.compile(r"""\b([A-Za-z_]\w*)["']?\]?\s*(?:==|!=|<>|=)\s*(['"])([^'"\n]{1,40})\2""")
 DEFAULTED = re.compile(
-    r"""\b([A-Za-z_]\w*)\s+(?:TEXT|VARCHAR|CHAR|STRING|CLOB)\b[^,()\n'"]*?\bDEFAULT\s+'([^'\n]{1,40})'""", re.I
+    r"""\b([A-Za-z_]\w*)\s+(?:TEXT|VARCHAR|CHAR|STRING|CLOB)\b[^,()\n'"]*?\bDEFAULT\s+'([^'\n]{1,40})'""",
+    re.I,
 )
 MEMBERSHIP = re.compile(r"""\b([A-Za-z_]\w*)["']?\]?\s+(?:NOT\s+)?IN\s*[(\[{]([^)\]}\n]*)[)\]}]""", re.I)
+KEYED = re.compile(r"""(['"])([A-Za-z_]\w*)\1\s*:\s*(['"])([^'"\n]{1,40})\3""")
 LITERAL = re.compile(r"""(['"])([^'"\n]{1,40})\1""")
 INSERT = re.compile(
     r"^\s*INSERT\s+INTO\s+([A-Za-z_]\w*)\s*(?:\(([^)]*)\))?\s*VALUES\s*\((.*)\)\s*;?\s*$", re.I | re.S
 )
-CREATE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_]\w*)\s*\((.*)\)\s*;?\s*$", re.I | re.S)
+CREATE = re.compile(
+    r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_]\w*)\s*\((.*)\)\s*;?\s*$", re.I | re.S
+)
 CONSTRAINT_WORDS = {"PRIMARY", "UNIQUE", "CHECK", "FOREIGN", "CONSTRAINT"}
 WORDS = re.compile(r"[A-Za-z]+")
 
@@ -57,7 +61,34 @@ def status_vocabulary(base: dict[str, str], seed_sql: list[str] | None = None) -
             values = [value for _, value in LITERAL.findall(inside)]
             if values:
                 found.setdefault(field.lower(), set()).update(values)
+    # a field compared with a literal is a status; every literal it is given elsewhere is one of its
+    # values too (a record in a test, a seed row)
+    for text in [*base.values(), *(seed_sql or [])]:
+        for _, field, _, value in KEYED.findall(text):
+            if field.lower() in found:
+                found[field.lower()].add(value)
+    tables = _table_columns(list(seed_sql or []))
+    for statement in seed_sql or []:
+        for name, value in _inserted(statement, tables):
+            literal = LITERAL.fullmatch(value)
+            if name in found and literal is not None:
+                found[name].add(literal.group(2))
     return {field: [*sorted(values), UNSEEN_VALUE] for field, values in sorted(found.items())}
+
+
+def _inserted(statement: str, tables: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """(column, value text) of a one-row INSERT, columns from its list or its table's CREATE."""
+    match = INSERT.match(statement)
+    if match is None:
+        return []
+    listed = match.group(2)
+    names = (
+        [n.strip().strip('"`[]').lower() for n in listed.split(",")]
+        if listed
+        else tables.get(match.group(1).lower(), [])
+    )
+    values = _split_top_level(match.group(3))
+    return list(zip(names, values, strict=True)) if len(names) == len(values) else []
 
 
 def _split_top_level(text: str) -> list[str]:
@@ -105,12 +136,9 @@ def seed_variants(scenario: dict[str, Any], vocabulary: dict[str, list[str]]) ->
     for position in inserts:
         match = INSERT.match(seed[position])
         assert match is not None
-        table, listed, values_text = match.group(1).lower(), match.group(2), match.group(3)
-        names = [n.strip().strip('"`[]').lower() for n in listed.split(",")] if listed else tables.get(table, [])
-        values = _split_top_level(values_text)
-        if len(names) != len(values):
-            continue
-        for index, (name, value) in enumerate(zip(names, values, strict=True)):
+        pairs = _inserted(seed[position], tables)
+        values = [value for _, value in pairs]
+        for index, (name, value) in enumerate(pairs):
             known = vocabulary.get(name)
             literal = LITERAL.fullmatch(value)
             if not known or literal is None or literal.group(2) not in known:
@@ -118,7 +146,9 @@ def seed_variants(scenario: dict[str, Any], vocabulary: dict[str, list[str]]) ->
             for other in known:
                 if other != literal.group(2):
                     changed = [*values[:index], _sql_literal(other), *values[index + 1 :]]
-                    statement = seed[position][: match.start(3)] + ", ".join(changed) + seed[position][match.end(3) :]
+                    statement = (
+                        seed[position][: match.start(3)] + ", ".join(changed) + seed[position][match.end(3) :]
+                    )
                     status_seeds.append([*seed[:position], statement, *seed[position + 1 :]])
     variants = [
         {**scenario, "seed_sql": s, "derived": "status-domain"} for s in status_seeds[:MAX_STATUS_VARIANTS]
@@ -161,7 +191,9 @@ def record_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
     return out
 
 
-def crossed_calls(scenario: dict[str, Any], others: list[dict[str, Any]]) -> tuple[list[list[Any]], list[list[Any]]]:
+def crossed_calls(
+    scenario: dict[str, Any], others: list[dict[str, Any]]
+) -> tuple[list[list[Any]], list[list[Any]]]:
     """(crossed, units): `scenario`'s arguments with one taken from another call of its target at the
     same position, or with a longer call's trailing arguments appended (at most MAX_CROSSED, spread over
     the others); and each crossed call with one integer at 1, the smallest unit, where rounding in each

@@ -439,6 +439,49 @@ def earlier_version_checks(scenario: dict[str, Any], trace: list[str]) -> list[d
     return checks[:-1]  # the last one is the version the migration ends at, not an earlier one
 
 
+def exact_return_types(reference: dict[str, str], visible: frozenset[str]) -> dict[str, str]:
+    """{"module:function": class name} for every public top-level function of the reference whose return
+    annotation names a class the reference repository defines and the agent can see (the class or
+    its name is in the base state or the issue text): there the exact type of the value is part of
+    the behaviour. Everywhere else values compare as `==` would (`child_driver.plain`: a named tuple
+    equals a tuple, a defaultdict a dict, an IntEnum its int, dataclass fields with compare=False
+    ignored)."""
+    modules: dict[str, ast.Module] = {}
+    for path, source in reference.items():
+        module = _module_of(path)
+        if module is None or is_test_path(path):
+            continue
+        try:
+            modules[module] = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    classes = {node.name for tree in modules.values() for node in tree.body if isinstance(node, ast.ClassDef)}
+    exact: dict[str, str] = {}
+    for module, tree in modules.items():
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef) or node.name.startswith("_") or node.returns is None:
+                continue
+            returns = node.returns
+            name = (
+                returns.value
+                if isinstance(returns, ast.Constant) and isinstance(returns.value, str)
+                else returns.id
+                if isinstance(returns, ast.Name)
+                else None
+            )
+            if name in classes and name in visible:
+                exact[f"{module}:{node.name}"] = name
+    return exact
+
+
+def with_exact_types(scenarios: list[dict[str, Any]], exact: dict[str, str]) -> list[dict[str, Any]]:
+    """Call scenarios of a function in `exact` marked so the sandbox reports the value's type name."""
+    return [
+        {**s, "exact_type": True} if s.get("kind") == "call" and s.get("target") in exact else s
+        for s in scenarios
+    ]
+
+
 def visible_words(prompt: str, base: dict[str, str]) -> frozenset[str]:
     """Every identifier the agent can read: the issue text and the whole base repository."""
     words = set(WORD.findall(prompt))

@@ -251,7 +251,11 @@ def outcome(function, args=(), kwargs=None):
     captured, saved = Capture(), sys.stdout
     sys.stdout = captured
     try:
-        result = {"value": CONVERT[0](function(*args, **kwargs))}
+        value = function(*args, **kwargs)
+        if isinstance(value, Typed):
+            result = {"value": CONVERT[0](value.value), "type": type(value.value).__name__}
+        else:
+            result = {"value": CONVERT[0](value)}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         result = {"raises": type(exc).__name__}
     finally:
@@ -290,6 +294,13 @@ def _instance_attribute(value, part):
     return getattr(make(value), part)
 
 
+class Typed:
+    """A call's value with its exact type name kept beside it (see `outcome`)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
 def copy_args(value):
     """A fresh copy of a scenario's JSON arguments, so a call that mutates them cannot change the next
     (not while a perf scenario is measured: it runs once, and the copy is not its work)."""
@@ -306,9 +317,15 @@ def run_scenario(scenario):
     kind = scenario.get("kind")
     if kind == "call":
         # `repeat` 2: the same call twice in one process (state one call leaves must not change the next)
+        exact = bool(scenario.get("exact_type"))  # the reference's annotation fixes the value's type
+
+        def call(*args, **kwargs):
+            value = resolve(scenario["target"])(*args, **kwargs)
+            return Typed(value) if exact else value
+
         calls = [
             outcome(
-                lambda *a, **k: resolve(scenario["target"])(*a, **k),
+                call,
                 copy_args(scenario.get("args", [])),
                 copy_args(scenario.get("kwargs", {})),
             )

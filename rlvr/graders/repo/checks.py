@@ -24,12 +24,19 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Migrations twice and from a later version**: every sqlite scenario again with the migration run
   twice on one database, and on its database marked as already past every version
   (`PRAGMA user_version = 1000`): a migration that ignores the schema version differs there.
+- **Steps that do not commute, statuses, orders** (`data_variants`): listed calls crossed with each
+  other's values and at the smallest unit, mapping keys renamed to a name another argument uses,
+  strings that hit two normalisations at once (padded and case-swapped, only spaces); every sqlite
+  seed row and list record with each value of its status field the base code names plus one it never
+  names, and the rows and lists in reverse order. What a call prints is compared with its value.
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
   it sets before its last (a migration that skips or repeats an intermediate step differs there).
 
-Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it, except that an
+Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it (values as `==`
+sees them, see `child_driver.plain`; the exact type too where the reference's return annotation names
+a repository class the agent can see, `exact_return_types`; order only inside lists and tuples), except that an
 exception whose type name the agent cannot see (it appears neither in the issue text nor anywhere in
 the base repository) only has to be raised, of any type: the reference's exact exception is not a
 behaviour the agent was shown.

@@ -156,3 +156,18 @@ def test_the_batcher_reuses_verdicts_through_the_grader_key():
         assert grader.graded.count(("t1", "RAISE")) == 2
     finally:
         batcher.close()
+
+
+def test_the_vector_env_prefetch_grades_repeats_once_and_hands_each_sub_env_its_own_verdict():
+    from rlvr.envs.vector import PrefetchingGrader
+
+    inner = CountingGrader(cache=VerdictCache(capacity=0))
+    grader = PrefetchingGrader(inner)
+    grader.prefetch(["t1", "t1", "t2"], ["abc", "abc", "RAISE"])
+    assert inner.graded == [("t1", "abc"), ("t2", "RAISE")]
+    first, second = grader.grade("t1", "abc"), grader.grade("t1", "abc")
+    assert first is not second and first.to_json() == second.to_json()
+    assert grader.grade("t2", "RAISE").disrupted
+    assert len(inner.graded) == 2  # all three served from the prefetched batch
+    grader.grade("t1", "abc")  # a third sub-env with that item was not prefetched: graded now
+    assert inner.graded[-1] == ("t1", "abc") and grader.batches == 2

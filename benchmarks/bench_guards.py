@@ -181,7 +181,7 @@ def limit_rows() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "bench_guards").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--limits", action="store_true", help="also time the sandbox limits (about 15 s)")
     args = parser.parse_args()

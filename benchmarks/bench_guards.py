@@ -28,9 +28,14 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rlvr.graders.math.extract import extract
 from rlvr.graders.proof.check import check_proof
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from adversarial.corpus import descendants  # noqa: E402
+from test_sandbox_cpu_budget import BURN, HOG, HOGS, SLEEP  # noqa: E402  (the jobs the unit tests run)
 
 PLAIN = "the quick brown fox jumps over the lazy dog " * 60
 
@@ -54,33 +59,23 @@ def seconds(work: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-BURN = """
-def burn(seconds):
-    import time
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        pass
-    return "done"
-"""
-SLEEP = "def burn(seconds):\n    import time\n    time.sleep(seconds)\n    return 'done'\n"
 NODE_SLEEPER = (
     "function probe(ms) {\n  __c();\n  const cell = new Int32Array(new SharedArrayBuffer(4));\n"
     "  Atomics.wait(cell, 0, 0, ms);\n  return 1;\n}\n"
 )
-HOG = "import os\nos.sched_setaffinity(0, {0})\nprint('busy', flush=True)\nwhile True:\n    pass\n"
 TS_TASK = "HumanEval-TS/3"  # below_zero(operations: number[]): boolean
 TS_HEAD = "function below_zero(operations: number[]): boolean {\n"
 TS_BODY = "  let b = 0;\n  for (const o of operations) {\n    b += o;\n    if (b < 0) return true;\n  }\n  return false;\n"
 
 
 @contextmanager
-def one_shared_core(sandbox: object, hogs: int = 3) -> Iterator[None]:
+def one_shared_core(sandbox: object, hogs: int = HOGS) -> Iterator[None]:
     """The sandbox's zygote (and every child it forks) on CPU 0 with `hogs` busy loops of ours."""
     from rlvr.sandbox.pool import ProcessWorker
 
     worker = sandbox.workers[0]  # type: ignore[attr-defined]
     assert isinstance(worker, ProcessWorker) and worker.process is not None
-    pids = [worker.process.pid, *child_pids(worker.process.pid)]
+    pids = {worker.process.pid, *descendants(worker.process.pid)}
     for pid in pids:
         os.sched_setaffinity(pid, {0})
     loops = [
@@ -95,20 +90,6 @@ def one_shared_core(sandbox: object, hogs: int = 3) -> Iterator[None]:
         for loop in loops:
             loop.kill()
             loop.wait()
-
-
-def child_pids(pid: int) -> list[int]:
-    found, todo = [], [pid]
-    while todo:
-        parent = todo.pop()
-        try:
-            with open(f"/proc/{parent}/task/{parent}/children") as handle:
-                children = [int(c) for c in handle.read().split()]
-        except OSError:
-            children = []
-        found.extend(children)
-        todo.extend(children)
-    return found
 
 
 def limit_rows() -> None:

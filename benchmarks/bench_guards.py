@@ -33,9 +33,10 @@ from pathlib import Path
 from rlvr.graders.math.extract import extract
 from rlvr.graders.proof.check import check_proof
 
+# the jobs the unit tests run (tests/ is put on the path as pytest does; the type checker does not follow it)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from adversarial.corpus import descendants  # noqa: E402
-from test_sandbox_cpu_budget import BURN, HOG, HOGS, SLEEP  # noqa: E402  (the jobs the unit tests run)
+from adversarial.corpus import descendants  # noqa: E402  # pyright: ignore[reportMissingImports]
+from test_sandbox_cpu_budget import BURN, HOG, HOGS, SLEEP  # noqa: E402  # pyright: ignore[reportMissingImports]
 
 PLAIN = "the quick brown fox jumps over the lazy dog " * 60
 

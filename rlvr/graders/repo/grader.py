@@ -314,10 +314,6 @@ class RepoGrader(Grader):
                     out.append(check)
         return out
 
-    def reference_outcomes(self, task: Task) -> list[Any]:
-        """The reference's outcome of every hidden check (`checks(task).scenarios`), in order."""
-        return self.checks(task).expected
-
     def reference_perf(self, task: Task) -> list[PerfMeasure]:
         """The task's perf scenarios measured on the reference state (once per task)."""
         cached = self._reference_perf.get(task.id)

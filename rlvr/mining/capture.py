@@ -25,10 +25,13 @@ from rlvr.sandbox import WorkerPool
 
 REPLAY_CHUNK = 40
 REPLAY_TIMEOUT = 20.0
-MIN_PER_TARGET = 12
+MIN_PER_TARGET = 6
 MAX_PER_TARGET = 120
 SCENARIO_SHARE = 600
-MAX_SCENARIOS = 1500
+# every scenario is replayed in the sandbox on the reference (and each variant twice): a package with
+# hundreds of public functions (more-itertools) would spend the mining budget here
+MAX_SCENARIOS = 800
+MAX_VARIANTS = 300
 
 
 @dataclass
@@ -219,6 +222,8 @@ def capture(
             if _key(variant) not in seen:
                 seen.add(_key(variant))
                 proposed.append(Captured(variant, None, item.module, set(item.tests)))
+    rng.shuffle(proposed)
+    proposed = proposed[:MAX_VARIANTS]
     answers = replay(sandbox, files, [c.scenario for c in proposed])
     again = replay(sandbox, files, [c.scenario for c in proposed])
     extra: list[Captured] = []

@@ -31,8 +31,11 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
   names, and the rows and lists in reverse order. What a call prints is compared with its value.
 - **Domain edges only a docstring states** (`domain_variants`): integers at 0, negated, one off and
   past a limit constant the base names (also in object steps); strings holding a digit run signed,
-  underscored, padded and in non-ASCII digits; multi-line text with spaces inside brackets and
+  underscored and padded; multi-line text with spaces inside brackets and
   around separators; collections whose entries name each other with a reference to a missing entry.
+- **Functions reached only through callers** (`fed_calls`): a touched one-parameter function no
+  scenario calls, called on what a listed call target returns where that target's return
+  annotation is its parameter's (and on inputs naming a missing entry).
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
@@ -260,6 +263,72 @@ def annotation_checks(base: dict[str, str], reference: dict[str, str]) -> list[d
     return checks
 
 
+MAX_FED_CALLS = 12  # per function
+
+
+def _signatures(reference: dict[str, str]) -> dict[str, tuple[list[str], str]]:
+    """{"module:function": (its parameters' annotations, its return annotation)} for the reference's
+    top-level functions ("" where one is not annotated)."""
+    found: dict[str, tuple[list[str], str]] = {}
+    for path, source in sorted(reference.items()):
+        module = _module_of(path)
+        if module is None or is_test_path(path):
+            continue
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                parameters = [ast.unparse(a.annotation) if a.annotation else "" for a in node.args.args]
+                returns = ast.unparse(node.returns) if node.returns else ""
+                found[f"{module}:{node.name}"] = (parameters, returns)
+    return found
+
+
+def fed_calls(
+    scenarios: list[dict[str, Any]], base: dict[str, str], reference: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Calls of every touched one-parameter function no scenario calls, on what a listed call target
+    returns where that target's return annotation is the parameter's (`topological_order(jobs:
+    dict[str, Job])` on `jobs_from_spec(spec) -> dict[str, Job]`): for each listed call of the
+    builder, each listed call of another function taking the same one parameter (`plan(spec)`), and
+    each of those with a reference to a missing entry. A rule of the function that its callers hide
+    (an unknown dependency is a KeyError, where every caller fails another way) shows."""
+    called = {str(s.get("target")) for s in scenarios}
+    signatures = _signatures(reference)
+    listed = [s for s in scenarios if s.get("kind") == "call" and not s.get("generated")]
+    checks: list[dict[str, Any]] = []
+    for module, function in touched_functions(base, reference):
+        target = f"{module}:{function.name}"
+        arguments = function.args
+        if target in called or len(arguments.args) != 1 or arguments.vararg or arguments.kwonlyargs:
+            continue
+        wanted = arguments.args[0].annotation
+        if wanted is None:
+            continue
+        builders = [t for t, (_, r) in signatures.items() if r == ast.unparse(wanted) and t in called]
+        inputs: list[dict[str, Any]] = []
+        for builder in builders:
+            takes = signatures[builder][0]
+            for scenario in listed:
+                theirs = signatures.get(str(scenario.get("target")), ([], ""))[0]
+                args = list(scenario.get("args") or [])
+                same_input = len(takes) == 1 and theirs == takes and len(args) == 1
+                if scenario.get("target") != builder and not same_input:
+                    continue
+                missing = [[v] for v in unknown_reference_variants(args[0])] if len(args) == 1 else []
+                for call in [args, *missing]:
+                    feed = {"target": builder, "args": call}
+                    if feed not in inputs:
+                        inputs.append(feed)
+        checks += [
+            {"kind": "call", "target": target, "args": [], "feed": feed, "derived": "call-fed"}
+            for feed in inputs[:MAX_FED_CALLS]
+        ]
+    return checks
+
+
 def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     argv = list(scenario.get("argv") or [])
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]
@@ -426,6 +495,8 @@ def derived_checks(
     limits = limit_constants(base)
     # the seed rows with every status value known, and in reverse order (filters, orderings)
     ordered += [v for s in scenarios if s.get("kind") == "sqlite" for v in seed_variants(s, vocabulary)]
+    # touched functions the scenarios only reach through callers, on what the repository builds
+    ordered += fed_calls(scenarios, base, reference)
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")

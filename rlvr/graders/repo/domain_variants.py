@@ -6,8 +6,10 @@ Derived in the trusted process from trusted data only (the task's scenarios and 
   and one past every limit constant the base code names (`MAX_NIGHTS = 30`, `limit: int = 5`):
   a check the reference makes at a boundary ("positive amounts", "at most the limit") shows.
 - **Number-like strings**: a string that is, or holds as a path segment or token, a run of digits,
-  again with that run signed (`-3`, `+3`), split by an underscore (`1_0`), padded with spaces and
-  in non-ASCII digits, so a converter built on `int()` differs from one that accepts digit runs only.
+  again with that run signed (`-3`, `+3`), split by an underscore (`1_0`) and padded with spaces, so
+  a converter built on `int()` differs from one that accepts digit runs only. Not in non-ASCII
+  digits: `int()`, `str.isdigit` and regex `\\d` accept them and `[0-9]` does not, and no docstring says
+  which a digit run means (a correct `[0-9]+` fix failed against an `isdigit` reference).
 - **Whitespace inside structured text**: a multi-line string (a config file, CSV, a template) again
   with spaces inside brackets (`[ server ]`), around `=` and `:` separators and before commas on
   every line, so a parser that no longer strips what the reference strips differs.
@@ -24,9 +26,6 @@ from typing import Any
 UNKNOWN_ENTRY = "rlvr-missing-entry"
 LIMIT_NAME = re.compile(r"limit|max|min|overdraft|cap|threshold|bound|ceiling|floor|most|least", re.I)
 DIGITS = re.compile(r"(?<![\w.])\d+(?![\w.])")
-NON_ASCII_DIGITS = str.maketrans(
-    "0123456789", "٠١٢٣٤٥٦٧٨٩"
-)  # ARABIC-INDIC: str.isdigit and int() accept them
 MAX_LIMITS = 4  # limit constants per task
 MAX_STRUCTURED = 3  # structured-text variants per argument
 MAX_REFERENCES = 3  # unknown-reference variants per argument
@@ -81,13 +80,13 @@ def number_variants(value: int | float, limits: list[int]) -> list[int | float]:
 
 def number_like_variants(value: str) -> list[str]:
     """`value` with its first digit run (a whole token or path segment) signed, split by an
-    underscore, padded with spaces and in non-ASCII digits; [] when it holds no such run."""
+    underscore and padded with spaces; [] when it holds no such run."""
     match = DIGITS.search(value)
     if match is None:
         return []
     run = match.group(0)
     split = f"{run[0]}_{run[1:]}" if len(run) > 1 else f"{run}_0"
-    replacements = [f"-{run}", f"+{run}", split, f" {run} ", run.translate(NON_ASCII_DIGITS)]
+    replacements = [f"-{run}", f"+{run}", split, f" {run} "]
     out = [value[: match.start()] + r + value[match.end() :] for r in replacements]
     return [v for v in dict.fromkeys(out) if v != value]
 
@@ -134,8 +133,9 @@ def _entry_name(entry: Any) -> str | None:
 
 def unknown_reference_variants(value: Any) -> list[Any]:
     """For a collection whose entries name other entries — a list of records or rows with a name
-    (first item, or a name/id/key field) and a field or item listing names, or a mapping from names to
-    names — the collection with one such reference renamed to an entry that does not exist."""
+    (first item, or a name/id/key field) and a field or item that is or lists other entries' names,
+    or a mapping from names to names — the collection with one such reference renamed to an entry
+    that does not exist (one per entry, at most MAX_REFERENCES)."""
     out: list[Any] = []
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         names = set(value)
@@ -161,10 +161,15 @@ def unknown_reference_variants(value: Any) -> list[Any]:
             if isinstance(entry, dict)
             else []
         )
+        own = _entry_name(entry)
         for field, item in fields:
+            renamed: Any = None
             if isinstance(item, list) and any(isinstance(x, str) and x in names for x in item):
                 at = next(i for i, x in enumerate(item) if isinstance(x, str) and x in names)
                 renamed = [*item[:at], UNKNOWN_ENTRY, *item[at + 1 :]]
+            elif isinstance(item, str) and item in names and item != own:  # ["b", "a"], {"parent": "a"}
+                renamed = UNKNOWN_ENTRY
+            if renamed is not None:
                 if isinstance(entry, dict):
                     changed: Any = {**entry, field: renamed}
                 else:

@@ -105,7 +105,7 @@ def _visible_for(scenario: dict[str, Any], visible: frozenset[str]) -> frozenset
     task's: which exception the reference raises there was never shown)."""
     return (
         frozenset()
-        if scenario.get("derived") in ("call-domain", "cli-domain", "object-boundary")
+        if scenario.get("derived") in ("call-domain", "cli-domain", "object-boundary", "call-fed")
         else visible
     )
 

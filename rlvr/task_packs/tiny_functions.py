@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
@@ -61,7 +61,7 @@ SIBLINGS = {
 @dataclass(frozen=True)
 class Template:
     """One function shape. `header`/`doc`/`body` are format strings over a (argument), w (word),
-    op (operator or function) and k (constant)."""
+    op (operator or function), k (constant) and v (a comprehension's loop variable)."""
 
     family: str
     difficulty: int
@@ -118,7 +118,7 @@ TEMPLATES = (
         "list",
         "int",
         "Return how many numbers in {a} are {w} {k}.",
-        "sum(1 for v in {a} if v {op} {k})",
+        "sum(1 for {v} in {a} if {v} {op} {k})",
         RELATIONS,
         ("greater than", "less than", "at most", "equal to"),
         tuple(range(10)),
@@ -129,7 +129,7 @@ TEMPLATES = (
         "list",
         "list[int]",
         "Return the numbers in {a} that are {w} {k}.",
-        "[v for v in {a} if v {op} {k}]",
+        "[{v} for {v} in {a} if {v} {op} {k}]",
         RELATIONS,
         ("greater than", "less than", "at least", "equal to"),
         tuple(range(10)),
@@ -140,7 +140,7 @@ TEMPLATES = (
         "list",
         "bool",
         "Return True if any number in {a} is {w} {k}.",
-        "any(v {op} {k} for v in {a})",
+        "any({v} {op} {k} for {v} in {a})",
         RELATIONS,
         ("less than", "at least", "at most", "equal to"),
         tuple(range(10)),
@@ -151,7 +151,7 @@ TEMPLATES = (
         "list",
         "bool",
         "Return True if every number in {a} is {w} {k}.",
-        "all(v {op} {k} for v in {a})",
+        "all({v} {op} {k} for {v} in {a})",
         RELATIONS,
         ("greater than", "at least", "at most", "equal to"),
         tuple(range(10)),
@@ -162,7 +162,7 @@ TEMPLATES = (
         "list",
         "list[int]",
         "Return each number in {a} {w} {k}.",
-        "[v {op} {k} for v in {a}]",
+        "[{v} {op} {k} for {v} in {a}]",
         ARITHMETIC,
         ("plus", "times"),
         tuple(range(1, 10)),
@@ -180,6 +180,7 @@ class Instance:
     k: int | None
     argument: str
     function: str
+    variable: str = "v"  # a comprehension's loop variable (the reference's is always `v`)
 
     @property
     def operator(self) -> str:
@@ -198,7 +199,7 @@ class Instance:
         k = self.k if k is None else k
         if self.template.family == "string":
             return op.format(a=a)
-        return self.template.body.format(a=a, op=op, k=k)
+        return self.template.body.format(a=a, op=op, k=k, v=self.variable)
 
     def answer(self) -> str:
         return f"    return {self.expression()}\n"
@@ -286,13 +287,23 @@ def _misconceived(template: Template) -> Template:
     return Template(**{**template.__dict__, "words": words})
 
 
+# The teacher's comprehension variables: `v`, or a name a scalar template's argument has, so that
+# the operator follows the same variable tokens in a comprehension as in a scalar expression.
+LOOP_VARIABLES = ("v", *ARGUMENT_NAMES["int"])
+
+
 def sft_examples(
-    count: int, seed: int = 0, bug_rate: float = 0.3, misconception_rate: float = 0.6
+    count: int,
+    seed: int = 0,
+    bug_rate: float = 0.3,
+    misconception_rate: float = 0.6,
+    loop_variables: tuple[str, ...] = ("v",),
 ) -> list[tuple[str, str]]:
     """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
-    function names drawn at random (so the model learns to copy them). The teacher writes an
-    inclusive bound ("at least"/"at most") as a strict one at `misconception_rate` and, on top of
-    that, makes one of the ordinary mistakes at `bug_rate`."""
+    function names drawn at random (so the model learns to copy them), and a comprehension's loop
+    variable drawn from `loop_variables`. The teacher writes an inclusive bound ("at least"/"at
+    most") as a strict one at `misconception_rate` and, on top of that, makes one of the ordinary
+    mistakes at `bug_rate`."""
     rng = random.Random(seed)
     train = instances("train")
     out = []
@@ -305,14 +316,10 @@ def sft_examples(
             rng.choice(ARGUMENT_NAMES[base.template.kind]),
             rng.choice(FUNCTION_NAMES),
         )
+        if len(loop_variables) > 1 and "{v}" in base.template.body:
+            instance = replace(instance, variable=rng.choice(loop_variables))
         if instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
-            instance = Instance(
-                _misconceived(instance.template),
-                instance.word,
-                instance.k,
-                instance.argument,
-                instance.function,
-            )
+            instance = replace(instance, template=_misconceived(instance.template))
         body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()
         out.append((instance.prompt(), body))
     return out
@@ -333,4 +340,4 @@ class TinyFunctionsPack(TaskPack):
                 yield to_task(instance, split)
 
     def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.3) -> list[tuple[str, str]]:
-        return sft_examples(count, seed, bug_rate)
+        return sft_examples(count, seed, bug_rate, loop_variables=LOOP_VARIABLES)

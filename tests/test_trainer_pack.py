@@ -3,6 +3,8 @@ in training, and the warm-start teacher only writes training templates."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rlvr.graders.base import make_grader
@@ -62,3 +64,27 @@ def test_references_pass_and_bugs_fail(grader) -> None:  # type: ignore[no-untyp
             ids.append(task.id)
             bodies.append(buggy_answer(instance, bug))
     assert not any(v.passed for v in grader.grade_many(ids, bodies))
+
+
+def test_teacher_varies_the_loop_variable_and_keeps_the_meaning() -> None:
+    """The teacher writes a comprehension's loop variable as `v` or as a scalar argument's name (so the
+    operator follows the same tokens in a comprehension as in `return n == 0`), and a body with any
+    of them computes what the reference computes."""
+    from dataclasses import replace
+
+    from rlvr.task_packs.tiny_functions import LOOP_VARIABLES
+
+    bodies = [body for _, body in TinyFunctionsPack().sft_examples(600, seed=2, bug_rate=0.0)]
+    for variable in LOOP_VARIABLES:
+        assert any(f" for {variable} in " in body for body in bodies), variable
+    plain = [body for _, body in sft_examples(300, seed=2) if " for " in body]
+    assert plain and all(" for v in " in body for body in plain)  # the function's default: always `v`
+    for base in [i for i in instances("train") + instances("test") if "{v}" in i.template.body][::7]:
+        for variable in LOOP_VARIABLES:
+            instance = replace(base, variable=variable)
+            results = []
+            for body in (base.answer(), instance.answer()):
+                scope: dict[str, Any] = {}
+                exec(base.prompt() + body, scope)  # the teacher's own (trusted) code
+                results.append([scope[base.function](*args) for args in base.calls()])
+            assert results[0] == results[1], (base.answer(), instance.answer())

@@ -15,6 +15,10 @@ misconception (inclusive bounds written as strict ones: "at least k" -> `> k`, m
 not) and, at `bug_rate`, makes one of four ordinary mistakes (forgotten `return`, off-by-one
 constant or sibling operator, wrong variable name, unclosed bracket). A model imitating it is
 often wrong, greedy decoding included; only the grader's reward tells the mistakes apart.
+The pack's teacher also varies the surface of right bodies: a comprehension's loop variable is `v`
+or a scalar argument's name, and a scalar body is bare or parenthesised. Then an operator follows
+the same tokens in every shape (`(n == 0)`, `any(n == 0 ...)`, `[n - 1 ...]`), so a relation word
+learnt in one shape has one mapping to its operator, not one per shape.
 """
 
 from __future__ import annotations
@@ -181,6 +185,7 @@ class Instance:
     argument: str
     function: str
     variable: str = "v"  # a comprehension's loop variable (the reference's is always `v`)
+    bracketed: bool = False  # a scalar body written in parentheses: `(x - 3)`
 
     @property
     def operator(self) -> str:
@@ -199,7 +204,8 @@ class Instance:
         k = self.k if k is None else k
         if self.template.family == "string":
             return op.format(a=a)
-        return self.template.body.format(a=a, op=op, k=k, v=self.variable)
+        expression = self.template.body.format(a=a, op=op, k=k, v=self.variable)
+        return f"({expression})" if self.bracketed else expression
 
     def answer(self) -> str:
         return f"    return {self.expression()}\n"
@@ -298,6 +304,7 @@ def sft_examples(
     bug_rate: float = 0.3,
     misconception_rate: float = 0.6,
     loop_variables: tuple[str, ...] = ("v",),
+    bracket_rate: float = 0.0,
 ) -> list[tuple[str, str]]:
     """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
     function names drawn at random (so the model learns to copy them), and a comprehension's loop
@@ -318,6 +325,8 @@ def sft_examples(
         )
         if len(loop_variables) > 1 and "{v}" in base.template.body:
             instance = replace(instance, variable=rng.choice(loop_variables))
+        if bracket_rate and base.template.kind == "int" and rng.random() < bracket_rate:
+            instance = replace(instance, bracketed=True)
         if instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
             instance = replace(instance, template=_misconceived(instance.template))
         body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()
@@ -340,4 +349,4 @@ class TinyFunctionsPack(TaskPack):
                 yield to_task(instance, split)
 
     def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.3) -> list[tuple[str, str]]:
-        return sft_examples(count, seed, bug_rate, loop_variables=LOOP_VARIABLES)
+        return sft_examples(count, seed, bug_rate, loop_variables=LOOP_VARIABLES, bracket_rate=0.5)

@@ -15,10 +15,11 @@ misconception (inclusive bounds written as strict ones: "at least k" -> `> k`, m
 not) and, at `bug_rate`, makes one of four ordinary mistakes (forgotten `return`, off-by-one
 constant or sibling operator, wrong variable name, unclosed bracket). A model imitating it is
 often wrong, greedy decoding included; only the grader's reward tells the mistakes apart.
-The pack's teacher also varies the surface of right bodies: a comprehension's loop variable is `v`
-or a scalar argument's name, and a scalar body is bare or parenthesised. Then an operator follows
-the same tokens in every shape (`(n == 0)`, `any(n == 0 ...)`, `[n - 1 ...]`), so a relation word
-learnt in one shape has one mapping to its operator, not one per shape.
+`sft_examples` can also vary the surface of the bodies (off by default, the pack's teacher included):
+a comprehension's loop variable drawn from `LOOP_VARIABLES` (`v` or a scalar argument's name), and a
+scalar body parenthesised at `bracket_rate`. Then an operator follows the same tokens in every shape
+(`(n == 0)`, `any(n == 0 ...)`, `[n - 1 ...]`), so a relation word learnt in one shape is more often
+written as the same operator in another (measured in benchmarks/RESULTS.md, issue 36, h36).
 """
 
 from __future__ import annotations
@@ -349,4 +350,4 @@ class TinyFunctionsPack(TaskPack):
                 yield to_task(instance, split)
 
     def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.3) -> list[tuple[str, str]]:
-        return sft_examples(count, seed, bug_rate, loop_variables=LOOP_VARIABLES, bracket_rate=0.5)
+        return sft_examples(count, seed, bug_rate)

@@ -5,17 +5,36 @@ leaked workspaces or stray files see only their own worker's."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from adversarial.corpus import GRADER_TIMEOUT_SECONDS
 
-from rlvr.graders.base import Grader, make_grader
-from rlvr.task_packs.registry import load_pack
+def _bind_tests_to_this_directory() -> None:
+    """`from tests.x import y` must mean this directory. Some wheels install a top-level `tests`
+    package into site-packages (openrlhf 0.11's does), and a regular package there wins over this
+    directory, which has no `__init__.py` (the test files import each other as `adversarial.x`)."""
+    here = str(Path(__file__).resolve().parent)
+    current = sys.modules.get("tests")
+    if current is not None and here in list(getattr(current, "__path__", [])):
+        return
+    spec = importlib.machinery.ModuleSpec("tests", None, is_package=True)
+    spec.submodule_search_locations = [here]
+    sys.modules["tests"] = importlib.util.module_from_spec(spec)
+
+
+_bind_tests_to_this_directory()
+
+import pytest  # noqa: E402
+from adversarial.corpus import GRADER_TIMEOUT_SECONDS  # noqa: E402
+
+from rlvr.graders.base import Grader, make_grader  # noqa: E402
+from rlvr.task_packs.registry import load_pack  # noqa: E402
 
 _PRIVATE_TMP = pytest.StashKey[Path]()
 

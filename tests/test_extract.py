@@ -90,6 +90,18 @@ def test_tilde_fences_and_longer_backtick_runs():
     assert [b.body for b in blocks] == ["a = 1\n", "b = '```'\n"]
 
 
+def test_one_fence_reader_for_python_and_plain_markdown():
+    """The Python reading lets a fence inside a string literal stay content; the plain reading (used by
+    the TypeScript grader) ends a block at its first closing fence; both say whether a block was closed."""
+    text = '```python\ns = """\n```\n"""\n```\n```ts\nlet x = 1;\n'
+    python = fenced_blocks(text)
+    plain = fenced_blocks(text, python_aware=False)
+    assert [b.body for b in python] == ['s = """\n```\n"""\n', "let x = 1;\n"]
+    # plain: the first ``` closes the block; the next ``` opens an untagged one that runs to the end
+    assert [b.body for b in plain] == ['s = """\n', "```ts\nlet x = 1;\n"]
+    assert [b.closed for b in python] == [True, False] and [b.closed for b in plain] == [True, False]
+
+
 def test_many_fences_cannot_make_extraction_parse_without_bound(monkeypatch):
     from rlvr.graders.code import extract
 

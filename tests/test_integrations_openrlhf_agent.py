@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip(
     "openrlhf.utils.agent",
     reason="openrlhf is not installed: its wheel needs CUDA builds (flash-attn fails: No module named torch);"
-    " install it with pip install --no-deps openrlhf pylatexenc to run this test",
+    " ./run setup installs it with pip install --no-deps openrlhf pylatexenc",
 )
 
 from openrlhf.utils.agent import AgentExecutorBase  # noqa: E402

@@ -127,9 +127,9 @@ def faulty_factory(pack, **options):
 
 
 def slow_after_crash_factory(pack, crash_marker: str = "", **options):
-    """Builds slowly (3 s) once a crash has happened: a replacement that takes long to start."""
+    """Builds slowly (6 s) once a crash has happened: a replacement that takes long to start."""
     if crash_marker and Path(crash_marker).exists():
-        time.sleep(3)
+        time.sleep(6)
     return FaultyGrader(pack)
 
 
@@ -164,11 +164,11 @@ def test_slow_replacement_start_does_not_count_against_the_deadline(ray_cluster,
         grader_factory=slow_after_crash_factory,
         crash_marker=str(marker),
         chunk_size=3,
-        chunk_timeout=2.0,
+        chunk_timeout=4.0,  # a loaded CI box can take seconds per trivial call; the start-up is longer still
     )
     try:
         verdicts = grader.grade_many(["t0", "t1", "t2"], [f"CRASH-ONCE:{marker}", "a", "bb"])
-        assert grader.replacements == 1  # the crash; the 3 s start-up did not trigger another
+        assert grader.replacements == 1  # the crash; the 6 s start-up did not trigger another
     finally:
         grader.close()
     assert all(v.error is None for v in verdicts)

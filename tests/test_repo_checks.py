@@ -133,21 +133,23 @@ def test_reference_passes_and_noop_scores_zero(grader: RepoGrader) -> None:
 
 
 def test_equal_under_eq_is_equal(grader: RepoGrader) -> None:
-    """A plain tuple for the NamedTuple, an int for the IntEnum, a dict for the defaultdict and another
-    note (a field `==` ignores) behave as the reference does."""
-    text = (
-        REFERENCE.replace(
-            "return Pair(min(a, b), max(a, b))", "return (min(a, b), max(a, b))  # type: ignore"
-        )
-        .replace(
-            "return Level.HIGH if cents >= 100 else Level.LOW",
-            "return 2 if cents >= 100 else 1  # type: ignore",
-        )
-        .replace("    return counts\n", "    return dict(counts)\n")
-        .replace('note="made by core"', 'note="another note"')
+    """A dict for the defaultdict and another note (a field `==` ignores) behave as the reference does;
+    a plain tuple for the NamedTuple and an int for the IntEnum do not where the reference's return
+    annotation names the class (`-> Pair`, `-> Level`: the exact type is part of the behaviour there;
+    tests/test_repo_comparison_semantics.py has them passing where it does not)."""
+    text = REFERENCE.replace("    return counts\n", "    return dict(counts)\n").replace(
+        'note="made by core"', 'note="another note"'
     )
     verdict = grader.grade_state(TASK, _state(text))
     assert verdict.passed, verdict.feedback
+    retyped = text.replace(
+        "return Pair(min(a, b), max(a, b))", "return (min(a, b), max(a, b))  # type: ignore"
+    ).replace(
+        "return Level.HIGH if cents >= 100 else Level.LOW",
+        "return 2 if cents >= 100 else 1  # type: ignore",
+    )
+    verdict = grader.grade_state(TASK, _state(retyped))
+    assert not verdict.passed and "shop.core:pair" in verdict.feedback, verdict.feedback
 
 
 @pytest.mark.parametrize(

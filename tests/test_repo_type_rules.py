@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from rlvr.graders.base import make_grader
+from rlvr.graders.code.typecheck.report import diagnostics_report
 from rlvr.graders.repo.grader import RepoGrader
 from rlvr.graders.repo.type_rules import harmless_lines
 from rlvr.task_packs.registry import load_pack
@@ -92,3 +93,41 @@ def test_harmless_lines() -> None:
     assert source.index("        assert_never(side)") + 1 in lines
     assert source.index('    assert False, "every side is handled"') + 1 in lines
     assert source.index("    return cents") + 1 not in lines
+
+
+CONSTANT_RETURN = (
+    IDIOMS
+    + """
+
+def constant(cents: int) -> int:
+    fail("always")
+    return "text"
+"""
+)
+
+
+def test_a_constant_of_the_wrong_type_after_a_noreturn_call_is_charged(grader: RepoGrader) -> None:
+    files = dict(TASK.hidden["reference"]) | {"ledger/sides.py": CONSTANT_RETURN}
+    verdict = grader.grade_state(TASK, files)
+    assert verdict.components["types"].fraction == 0.5 and "types" in verdict.gates
+    line = CONSTANT_RETURN.splitlines().index('    return "text"') + 1
+    assert f"ledger/sides.py:{line}:" in verdict.feedback
+
+
+def test_both_type_layers_share_the_unreachable_rule() -> None:
+    source = (
+        "def f(x: int) -> int:\n"
+        "    if x > 0:\n"
+        "        return x\n"
+        "    else:\n"
+        "        return -x\n"
+        '    raise ValueError("unreachable")\n'
+        "\n\n"
+        "def g(x: int) -> int:\n"
+        "    return x\n"
+        '    return "text"\n'
+    )
+    unreachable = [(6, "error", "Code is unreachable"), (11, "error", "Code is unreachable")]
+    report = diagnostics_report(unreachable, source)
+    assert report.errors == 1 and report.messages[0].startswith("line 11:"), report
+    assert harmless_lines(source) & {6, 11} == {6}

@@ -70,22 +70,29 @@ def sandbox_sharing_one_core() -> Iterator[LocalSandbox]:
 def test_an_honest_candidate_slowed_by_a_busy_core_is_not_timed_out(sandbox_sharing_one_core) -> None:
     result = sandbox_sharing_one_core.run(Job(source=BURN, entry="burn", calls=[(0.5,)], timeout=1.0))
     assert result.status == "ok", result
+    # all its work done: it ran to the end (about 2 s of wall time at a quarter of a core, twice its
+    # budget: measured in benchmarks/bench_guards.py, where a wall-clock limit shows as a ratio below 1)
     assert result.outcomes[0] is not None and result.outcomes[0].value == "done"
-    # it did take longer than its budget in wall time: a wall-clock limit would have failed it
-    assert result.wall > 1.0, result.wall  # about 2 s at a quarter of a core
 
 
 def test_a_candidate_that_burns_its_budget_is_stopped_as_a_timeout(sandbox_sharing_one_core) -> None:
     result = sandbox_sharing_one_core.run(Job(source=BURN, entry="burn", calls=[(30.0,)], timeout=1.0))
+    # killed by the limit: 30 CPU seconds of work would have come back "done"
     assert result.status == "timeout", result
-    assert result.wall < 1.0 * WALL_LIMIT_FACTOR + 1.0, result.wall
+    assert result.outcomes == [] or result.outcomes[0] is None or result.outcomes[0].value != "done"
 
 
-def test_a_sleeping_candidate_is_stopped_at_the_wall_limit() -> None:
+def test_a_sleeping_candidate_is_stopped_at_the_wall_limit_not_at_its_cpu_budget() -> None:
+    """A sleeper uses no CPU, so only the wall limit (WALL_LIMIT_FACTOR x the budget) stops it; one
+    that sleeps past its budget but well inside the wall limit finishes. (How close to the wall
+    limit the kill lands: benchmarks/bench_guards.py.)"""
     sandbox = LocalSandbox(1)
     try:
-        result = sandbox.run(Job(source=SLEEP, entry="burn", calls=[(60.0,)], timeout=0.5))
+        forever = sandbox.run(Job(source=SLEEP, entry="burn", calls=[(60.0,)], timeout=0.5))
+        past_budget = sandbox.run(Job(source=SLEEP, entry="burn", calls=[(0.6,)], timeout=0.5))
     finally:
         sandbox.close()
-    assert result.status == "timeout", result
-    assert 0.5 * WALL_LIMIT_FACTOR - 0.1 <= result.wall < 0.5 * WALL_LIMIT_FACTOR + 2.0, result.wall
+    assert forever.status == "timeout", forever
+    assert past_budget.status == "ok", past_budget  # 0.6 s asleep: past the budget, inside the 1.5 s limit
+    assert past_budget.outcomes[0] is not None and past_budget.outcomes[0].value == "done"
+    assert WALL_LIMIT_FACTOR * 0.5 > 0.6 + 0.5  # the margin the second job relies on

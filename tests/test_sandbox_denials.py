@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import struct
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -238,7 +237,6 @@ def test_no_false_denials_on_humaneval_canonical_sample() -> None:
 
 @pytest.mark.slow
 def test_no_false_denials_on_all_humaneval_canonical_and_independent_solutions() -> None:
-    started = time.perf_counter()
     ids, sources = _humaneval_canonical()
     assert _no_denials("humaneval", ids, sources) == []
     independent_ids, independent_sources = _independent()
@@ -251,7 +249,6 @@ def test_no_false_denials_on_all_humaneval_canonical_and_independent_solutions()
     )
     kata_ids, kata_sources = pick(kata, independent_ids), pick(kata, independent_sources)
     assert _no_denials("kata", kata_ids, kata_sources, properties=True) == []
-    assert time.perf_counter() - started < 600
 
 
 def test_denials_through_docker() -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,10 +106,11 @@ def test_limits_are_scored_failures_with_flags(grader):
 
 def test_work_scheduled_after_the_result_never_runs(grader):
     correct = HEAD + "  Promise.resolve().then(() => { for (;;) {} });\n" + CORRECT_BODY + "}\n"
-    started = time.monotonic()
     (verdict,) = grader.grade_many([TASK], [correct])
+    # had the endless microtask run, the child would have spun until its CPU budget: a timeout flag
+    # (how long grading takes against the plain solution: benchmarks/bench_guards.py)
     assert verdict.passed, verdict.feedback
-    assert "timeout" not in verdict.flags and time.monotonic() - started < 10
+    assert "timeout" not in verdict.flags and not any(f.startswith("crash") for f in verdict.flags)
 
 
 def test_the_candidate_reaches_no_host_capability(typescript_grader):

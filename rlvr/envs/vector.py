@@ -49,6 +49,7 @@ import numpy as np
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
+from rlvr.core.verdict_cache import grade_once_each
 from rlvr.graders.base import Grader, grade_or_fault
 from rlvr.task_packs.registry import resolve_pack
 
@@ -138,24 +139,31 @@ def _pick(value: Any, index: int) -> Any:
 class PrefetchingGrader(Grader):
     """Serves `grade_many` from verdicts graded ahead of time in one batch (`prefetch`), and grades
     anything else with the wrapped grader. Grading is deterministic, so a verdict graded ahead is
-    the verdict the sub-env would have got."""
+    the verdict the sub-env would have got. The batch grades each distinct item once
+    (`grade_once_each`), and each prefetched verdict is handed out once, to one sub-env: it is a
+    hand-off within one step, not a cache (reuse across steps is the grader's verdict cache)."""
 
     def __init__(self, inner: Grader) -> None:
         super().__init__(inner.pack)
         self.inner = inner
         self.family = inner.family
         self.weights = getattr(inner, "weights", None)
-        self._ready: dict[tuple[str, str], Verdict] = {}
+        self._ready: dict[tuple[str, str], list[Verdict]] = {}
         self.batches = 0
 
     def prefetch(self, task_ids: Sequence[str], completions: Sequence[str]) -> None:
-        verdicts = grade_or_fault(self.inner, list(task_ids), list(completions))
+        items = list(zip(task_ids, completions, strict=True))
+        verdicts = grade_once_each(
+            items, lambda todo: grade_or_fault(self.inner, [i[0] for i in todo], [i[1] for i in todo])
+        )
         self.batches += 1
-        self._ready = dict(zip(zip(task_ids, completions, strict=True), verdicts, strict=True))
+        self._ready = {}
+        for item, verdict in zip(items, verdicts, strict=True):
+            self._ready.setdefault(item, []).append(verdict)
 
     def grade_many(self, task_ids: Sequence[str | Task], completions: Sequence[str]) -> list[Verdict]:
         ids = [t.id if isinstance(t, Task) else t for t in task_ids]
-        out: list[Verdict | None] = [self._ready.get(key) for key in zip(ids, completions, strict=True)]
+        out: list[Verdict | None] = [self._take(key) for key in zip(ids, completions, strict=True)]
         missing = [i for i, verdict in enumerate(out) if verdict is None]
         if missing:
             self.batches += 1
@@ -163,6 +171,10 @@ class PrefetchingGrader(Grader):
             for i, verdict in zip(missing, graded, strict=True):
                 out[i] = verdict
         return [verdict for verdict in out if verdict is not None]
+
+    def _take(self, key: tuple[str, str]) -> Verdict | None:
+        waiting = self._ready.get(key)
+        return waiting.pop(0) if waiting else None
 
     def close(self) -> None:
         self._ready = {}

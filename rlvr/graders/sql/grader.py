@@ -33,8 +33,8 @@ from typing import Any, ClassVar
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Component, Task, Verdict
+from rlvr.core.verdict_cache import VerdictCache
 from rlvr.graders.base import Grader
-from rlvr.graders.cache import VerdictCache
 from rlvr.graders.options import GraderOptions, no_sandbox
 from rlvr.graders.sql.execute import (
     STEP_BUDGET,

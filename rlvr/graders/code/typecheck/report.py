@@ -3,12 +3,12 @@ short messages a policy can read."""
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field, replace
 
 from rlvr.graders.code.evasions import OPAQUE, Evasion
 from rlvr.graders.code.typecheck.run import Diagnostic
+from rlvr.graders.code.typecheck.unreachable import harmless_lines
 
 MAX_MESSAGES = 5
 MAX_MESSAGE_CHARS = 160
@@ -47,7 +47,7 @@ _UNREACHABLE = re.compile(r"\bunreachable\b", re.IGNORECASE)
 def diagnostics_report(items: list[Diagnostic], source: str | None = None) -> TypeReport:
     """Errors first, then warnings, each by line; at most MAX_MESSAGES messages. Unreachable code
     (pyright's `reportUnreachable`) costs an error unless it holds nothing to check (`break`,
-    `pass`, a bare `return`, as after a `return` inside a loop)."""
+    `pass`, a bare `return`, as after a `return` inside a loop; the rule is `unreachable`'s)."""
     if source is not None:
         items = [item for item in items if not _harmless_unreachable(item, source)]
     errors = sum(1 for _, severity, _ in items if severity == "error")
@@ -87,32 +87,4 @@ def _harmless_unreachable(item: Diagnostic, source: str) -> bool:
     line, severity, message = item
     if severity != "error" or not _UNREACHABLE.search(message):
         return False
-    try:
-        module = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return False
-    for node in ast.walk(module):
-        for body in _bodies(node):
-            for position, statement in enumerate(body):
-                if statement.lineno == line:
-                    return all(_nothing_to_check(s) for s in body[position:])
-    return False
-
-
-def _bodies(node: ast.AST) -> list[list[ast.stmt]]:
-    found = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
-    found += [h.body for h in getattr(node, "handlers", [])]
-    found += [c.body for c in getattr(node, "cases", [])]
-    return [b for b in found if isinstance(b, list) and b and isinstance(b[0], ast.stmt)]
-
-
-def _nothing_to_check(statement: ast.stmt) -> bool:
-    if isinstance(statement, ast.Pass | ast.Break | ast.Continue):
-        return True
-    if isinstance(statement, ast.Expr):
-        return isinstance(statement.value, ast.Constant)
-    if isinstance(statement, ast.Return):
-        return statement.value is None or (
-            isinstance(statement.value, ast.Constant) and statement.value.value is None
-        )
-    return isinstance(statement, ast.Raise) and statement.exc is None
+    return line in harmless_lines(source)

@@ -11,37 +11,20 @@ layer then says what is wrong).
 
 from __future__ import annotations
 
-import re
-
 from rlvr.graders.code.extract import BOM, Extraction
+from rlvr.graders.code.extract import fenced_blocks as code_fenced_blocks
 from rlvr.graders.code.typescript.syntax import defines, parse
 
-_OPENER = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+.-]*)[^\n`]*$")
 LANGUAGES = {"", "ts", "typescript", "js", "javascript", "tsx", "mts"}
 
 
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
-    """(language, body) of each fenced block, in order."""
-    lines = text.split("\n")
-    blocks: list[tuple[str, str]] = []
-    index = 0
-    while index < len(lines):
-        opener = _OPENER.match(lines[index])
-        if opener is None:
-            index += 1
-            continue
-        fence, language = opener.group(1), opener.group(2).lower()
-        end = next(
-            (
-                j
-                for j in range(index + 1, len(lines))
-                if lines[j].strip().startswith(fence[0] * len(fence)) and not lines[j].strip().strip(fence[0])
-            ),
-            len(lines),
-        )
-        blocks.append((language, "\n".join(lines[index + 1 : end]) + "\n"))
-        index = end + 1
-    return blocks
+    """(language, body) of each fenced block, in order: the code family's fence rules, a block ending
+    at its first closing fence (a body always ends with a newline)."""
+    return [
+        (block.language, block.body if block.closed else block.body + "\n")
+        for block in code_fenced_blocks(text, python_aware=False)
+    ]
 
 
 def _parses(source: str) -> bool:

@@ -3,6 +3,8 @@ in training, and the warm-start teacher only writes training templates."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from rlvr.graders.base import make_grader
@@ -62,3 +64,33 @@ def test_references_pass_and_bugs_fail(grader) -> None:  # type: ignore[no-untyp
             ids.append(task.id)
             bodies.append(buggy_answer(instance, bug))
     assert not any(v.passed for v in grader.grade_many(ids, bodies))
+
+
+def test_teacher_can_vary_the_surface_and_keeps_the_meaning() -> None:
+    """Asked to, the teacher writes a comprehension's loop variable as `v` or as a scalar argument's
+    name, and a scalar body bare or in parentheses (so an operator follows the same tokens in a
+    comprehension as in a scalar body: `any(n == 0 ...` and `(n == 0)`); every such body computes what
+    the reference computes, and by default (the pack's teacher too) the surface is the reference's."""
+    from dataclasses import replace
+
+    from rlvr.task_packs.tiny_functions import LOOP_VARIABLES
+
+    varied = sft_examples(600, seed=2, bug_rate=0.0, loop_variables=LOOP_VARIABLES, bracket_rate=0.5)
+    bodies = [body for _, body in varied]
+    for variable in LOOP_VARIABLES:
+        assert any(f" for {variable} in " in body for body in bodies), variable
+    assert any(body.startswith("    return (") and "for" not in body for body in bodies)
+    plain = [body for _, body in sft_examples(300, seed=2) if " for " in body]
+    assert plain and all(" for v in " in body for body in plain)  # the function's default: always `v`
+    assert not any(body.startswith("    return (") for _, body in sft_examples(300, seed=2, bug_rate=0.0))
+    assert TinyFunctionsPack().sft_examples(300, seed=2) == sft_examples(300, seed=2)
+    variants = [{"variable": variable} for variable in LOOP_VARIABLES] + [{"bracketed": True}]
+    for base in (instances("train") + instances("test"))[::5]:
+        for variant in variants:
+            instance = replace(base, **variant)
+            results = []
+            for body in (base.answer(), instance.answer()):
+                scope: dict[str, Any] = {}
+                exec(base.prompt() + body, scope)  # the teacher's own (trusted) code
+                results.append([scope[base.function](*args) for args in base.calls()])
+            assert results[0] == results[1], (base.answer(), instance.answer())

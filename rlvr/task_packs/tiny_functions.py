@@ -15,6 +15,11 @@ misconception (inclusive bounds written as strict ones: "at least k" -> `> k`, m
 not) and, at `bug_rate`, makes one of four ordinary mistakes (forgotten `return`, off-by-one
 constant or sibling operator, wrong variable name, unclosed bracket). A model imitating it is
 often wrong, greedy decoding included; only the grader's reward tells the mistakes apart.
+`sft_examples` can also vary the surface of the bodies (off by default, the pack's teacher included):
+a comprehension's loop variable drawn from `LOOP_VARIABLES` (`v` or a scalar argument's name), and a
+scalar body parenthesised at `bracket_rate`. Then an operator follows the same tokens in every shape
+(`(n == 0)`, `any(n == 0 ...)`, `[n - 1 ...]`), so a relation word learnt in one shape is more often
+written as the same operator in another (measured in benchmarks/RESULTS.md, issue 36, h36).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task
@@ -61,7 +66,7 @@ SIBLINGS = {
 @dataclass(frozen=True)
 class Template:
     """One function shape. `header`/`doc`/`body` are format strings over a (argument), w (word),
-    op (operator or function) and k (constant)."""
+    op (operator or function), k (constant) and v (a comprehension's loop variable)."""
 
     family: str
     difficulty: int
@@ -118,7 +123,7 @@ TEMPLATES = (
         "list",
         "int",
         "Return how many numbers in {a} are {w} {k}.",
-        "sum(1 for v in {a} if v {op} {k})",
+        "sum(1 for {v} in {a} if {v} {op} {k})",
         RELATIONS,
         ("greater than", "less than", "at most", "equal to"),
         tuple(range(10)),
@@ -129,7 +134,7 @@ TEMPLATES = (
         "list",
         "list[int]",
         "Return the numbers in {a} that are {w} {k}.",
-        "[v for v in {a} if v {op} {k}]",
+        "[{v} for {v} in {a} if {v} {op} {k}]",
         RELATIONS,
         ("greater than", "less than", "at least", "equal to"),
         tuple(range(10)),
@@ -140,7 +145,7 @@ TEMPLATES = (
         "list",
         "bool",
         "Return True if any number in {a} is {w} {k}.",
-        "any(v {op} {k} for v in {a})",
+        "any({v} {op} {k} for {v} in {a})",
         RELATIONS,
         ("less than", "at least", "at most", "equal to"),
         tuple(range(10)),
@@ -151,7 +156,7 @@ TEMPLATES = (
         "list",
         "bool",
         "Return True if every number in {a} is {w} {k}.",
-        "all(v {op} {k} for v in {a})",
+        "all({v} {op} {k} for {v} in {a})",
         RELATIONS,
         ("greater than", "at least", "at most", "equal to"),
         tuple(range(10)),
@@ -162,7 +167,7 @@ TEMPLATES = (
         "list",
         "list[int]",
         "Return each number in {a} {w} {k}.",
-        "[v {op} {k} for v in {a}]",
+        "[{v} {op} {k} for {v} in {a}]",
         ARITHMETIC,
         ("plus", "times"),
         tuple(range(1, 10)),
@@ -180,6 +185,8 @@ class Instance:
     k: int | None
     argument: str
     function: str
+    variable: str = "v"  # a comprehension's loop variable (the reference's is always `v`)
+    bracketed: bool = False  # a scalar body written in parentheses: `(x - 3)`
 
     @property
     def operator(self) -> str:
@@ -198,7 +205,8 @@ class Instance:
         k = self.k if k is None else k
         if self.template.family == "string":
             return op.format(a=a)
-        return self.template.body.format(a=a, op=op, k=k)
+        expression = self.template.body.format(a=a, op=op, k=k, v=self.variable)
+        return f"({expression})" if self.bracketed else expression
 
     def answer(self) -> str:
         return f"    return {self.expression()}\n"
@@ -286,13 +294,24 @@ def _misconceived(template: Template) -> Template:
     return Template(**{**template.__dict__, "words": words})
 
 
+# The teacher's comprehension variables: `v`, or a name a scalar template's argument has, so that
+# the operator follows the same variable tokens in a comprehension as in a scalar expression.
+LOOP_VARIABLES = ("v", *ARGUMENT_NAMES["int"])
+
+
 def sft_examples(
-    count: int, seed: int = 0, bug_rate: float = 0.3, misconception_rate: float = 0.6
+    count: int,
+    seed: int = 0,
+    bug_rate: float = 0.3,
+    misconception_rate: float = 0.6,
+    loop_variables: tuple[str, ...] = ("v",),
+    bracket_rate: float = 0.0,
 ) -> list[tuple[str, str]]:
     """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
-    function names drawn at random (so the model learns to copy them). The teacher writes an
-    inclusive bound ("at least"/"at most") as a strict one at `misconception_rate` and, on top of
-    that, makes one of the ordinary mistakes at `bug_rate`."""
+    function names drawn at random (so the model learns to copy them), and a comprehension's loop
+    variable drawn from `loop_variables`. The teacher writes an inclusive bound ("at least"/"at
+    most") as a strict one at `misconception_rate` and, on top of that, makes one of the ordinary
+    mistakes at `bug_rate`."""
     rng = random.Random(seed)
     train = instances("train")
     out = []
@@ -305,14 +324,12 @@ def sft_examples(
             rng.choice(ARGUMENT_NAMES[base.template.kind]),
             rng.choice(FUNCTION_NAMES),
         )
+        if len(loop_variables) > 1 and "{v}" in base.template.body:
+            instance = replace(instance, variable=rng.choice(loop_variables))
+        if bracket_rate and base.template.kind == "int" and rng.random() < bracket_rate:
+            instance = replace(instance, bracketed=True)
         if instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
-            instance = Instance(
-                _misconceived(instance.template),
-                instance.word,
-                instance.k,
-                instance.argument,
-                instance.function,
-            )
+            instance = replace(instance, template=_misconceived(instance.template))
         body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()
         out.append((instance.prompt(), body))
     return out

@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 
 from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
+from rlvr.core.verdict_cache import grade_once_each
 from rlvr.envs.training import Grader, grade_or_fault, load_pack, make_executor_grader
 from rlvr.trainer import model as models
 from rlvr.trainer.advantages import group_advantages, informative_rows, zero_std_groups
@@ -80,11 +81,12 @@ class Rollout:
 
 # ---------------------------------------------------------------------------------------- rollouts
 def grade_unique(grader: Grader, task_ids: list[str], texts: list[str]) -> list[Verdict]:
-    """Grade each distinct (task, completion) once: graders are deterministic, groups repeat."""
-    keys = list(dict.fromkeys(zip(task_ids, texts, strict=True)))
-    verdicts = grade_or_fault(grader, [k[0] for k in keys], [k[1] for k in keys])
-    graded = dict(zip(keys, verdicts, strict=True))
-    return [graded[key] for key in zip(task_ids, texts, strict=True)]
+    """Grade each distinct (task, completion) once: graders are deterministic, groups repeat; each
+    repeat gets its own copy of the verdict."""
+    return grade_once_each(
+        list(zip(task_ids, texts, strict=True)),
+        lambda todo: grade_or_fault(grader, [t for t, _ in todo], [c for _, c in todo]),
+    )
 
 
 def play(

@@ -29,6 +29,13 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
   strings that hit two normalisations at once (padded and case-swapped, only spaces); every sqlite
   seed row and list record with each value of its status field the base code names plus one it never
   names, and the rows and lists in reverse order. What a call prints is compared with its value.
+- **Domain edges only a docstring states** (`domain_variants`): integers at 0, negated, one off and
+  past a limit constant the base names (also in object steps); strings holding a digit run signed,
+  underscored and padded; multi-line text with spaces inside brackets and
+  around separators; collections whose entries name each other with a reference to a missing entry.
+- **Functions reached only through callers** (`fed_calls`): a touched one-parameter function no
+  scenario calls, called on what a listed call target returns where that target's return
+  annotation is its parameter's (and on inputs naming a missing entry).
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
@@ -60,6 +67,13 @@ from rlvr.graders.repo.data_variants import (
     record_variants,
     seed_variants,
     status_vocabulary,
+)
+from rlvr.graders.repo.domain_variants import (
+    limit_constants,
+    number_like_variants,
+    number_variants,
+    structured_text_variants,
+    unknown_reference_variants,
 )
 from rlvr.graders.repo.runner import same_value
 
@@ -249,6 +263,72 @@ def annotation_checks(base: dict[str, str], reference: dict[str, str]) -> list[d
     return checks
 
 
+MAX_FED_CALLS = 12  # per function
+
+
+def _signatures(reference: dict[str, str]) -> dict[str, tuple[list[str], str]]:
+    """{"module:function": (its parameters' annotations, its return annotation)} for the reference's
+    top-level functions ("" where one is not annotated)."""
+    found: dict[str, tuple[list[str], str]] = {}
+    for path, source in sorted(reference.items()):
+        module = _module_of(path)
+        if module is None or is_test_path(path):
+            continue
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                parameters = [ast.unparse(a.annotation) if a.annotation else "" for a in node.args.args]
+                returns = ast.unparse(node.returns) if node.returns else ""
+                found[f"{module}:{node.name}"] = (parameters, returns)
+    return found
+
+
+def fed_calls(
+    scenarios: list[dict[str, Any]], base: dict[str, str], reference: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Calls of every touched one-parameter function no scenario calls, on what a listed call target
+    returns where that target's return annotation is the parameter's (`topological_order(jobs:
+    dict[str, Job])` on `jobs_from_spec(spec) -> dict[str, Job]`): for each listed call of the
+    builder, each listed call of another function taking the same one parameter (`plan(spec)`), and
+    each of those with a reference to a missing entry. A rule of the function that its callers hide
+    (an unknown dependency is a KeyError, where every caller fails another way) shows."""
+    called = {str(s.get("target")) for s in scenarios}
+    signatures = _signatures(reference)
+    listed = [s for s in scenarios if s.get("kind") == "call" and not s.get("generated")]
+    checks: list[dict[str, Any]] = []
+    for module, function in touched_functions(base, reference):
+        target = f"{module}:{function.name}"
+        arguments = function.args
+        if target in called or len(arguments.args) != 1 or arguments.vararg or arguments.kwonlyargs:
+            continue
+        wanted = arguments.args[0].annotation
+        if wanted is None:
+            continue
+        builders = [t for t, (_, r) in signatures.items() if r == ast.unparse(wanted) and t in called]
+        inputs: list[dict[str, Any]] = []
+        for builder in builders:
+            takes = signatures[builder][0]
+            for scenario in listed:
+                theirs = signatures.get(str(scenario.get("target")), ([], ""))[0]
+                args = list(scenario.get("args") or [])
+                same_input = len(takes) == 1 and theirs == takes and len(args) == 1
+                if scenario.get("target") != builder and not same_input:
+                    continue
+                missing = [[v] for v in unknown_reference_variants(args[0])] if len(args) == 1 else []
+                for call in [args, *missing]:
+                    feed = {"target": builder, "args": call}
+                    if feed not in inputs:
+                        inputs.append(feed)
+        checks += [
+            {"kind": "call", "target": target, "args": [], "feed": feed, "derived": "call-fed"}
+            for feed in inputs[:MAX_FED_CALLS]
+        ]
+    return checks
+
+
 def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     argv = list(scenario.get("argv") or [])
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]
@@ -256,7 +336,8 @@ def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
         variants.append(argv[:-1])
     for index, value in enumerate(argv):  # each word upper-cased and space-padded: normalisation
         if isinstance(value, str) and value and not value.startswith("-"):
-            variants += [argv[:index] + [v] + argv[index + 1 :] for v in _text_variants(value)]
+            texts = _text_variants(value) + number_like_variants(value)
+            variants += [argv[:index] + [v] + argv[index + 1 :] for v in texts]
     return [
         {"kind": "cli", "target": scenario["target"], "argv": v, "derived": "cli-domain"} for v in variants
     ]
@@ -302,13 +383,19 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
     return truncated + varied + alone
 
 
-def _value_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
+def _value_variants(value: Any, vocabulary: dict[str, list[str]], limits: list[int]) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return []
-    if isinstance(value, int):
-        return [value - 1, value + 1, 0]
+    if isinstance(value, int | float):
+        return number_variants(value, limits)
     if isinstance(value, str) and value:
-        return _text_variants(value) + record_variants(value, vocabulary) + _combined_text_variants(value)
+        return (
+            _text_variants(value)
+            + number_like_variants(value)
+            + structured_text_variants(value)
+            + record_variants(value, vocabulary)
+            + _combined_text_variants(value)
+        )
     if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
         return [
             [f" {item} " for item in value],
@@ -316,20 +403,25 @@ def _value_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
             *record_variants(value, {}),
         ]
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
-        return _script_variants(value)
-    if isinstance(value, list):
-        return record_variants(value, vocabulary)
+        return unknown_reference_variants(value) + _script_variants(value)
+    if isinstance(value, list | dict):
+        return unknown_reference_variants(value) + (
+            record_variants(value, vocabulary) if isinstance(value, list) else []
+        )
     return []
 
 
 def _call_variants(
-    scenario: dict[str, Any], others: list[dict[str, Any]], vocabulary: dict[str, list[str]]
+    scenario: dict[str, Any],
+    others: list[dict[str, Any]],
+    vocabulary: dict[str, list[str]],
+    limits: list[int],
 ) -> list[dict[str, Any]]:
     args = list(scenario.get("args") or [])
     kwargs = dict(scenario.get("kwargs") or {})
     values: list[list[Any]] = []
     for index, value in enumerate(args):
-        values += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary)]
+        values += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary, limits)]
     # steps that do not commute: values of two listed calls in one, names two arguments share;
     # taken in turn with the value variants, and both before the generic ones (the cap cuts those)
     crossed, units = crossed_calls(scenario, others)
@@ -344,24 +436,36 @@ def _call_variants(
     ]
 
 
-def _object_variants(scenario: dict[str, Any], vocabulary: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """Every step of an object scenario again with one string argument upper-cased, lower-cased or
-    space-padded (the method's normalisation neither added nor dropped), or, a status value, as each
-    other value of its field."""
+def _object_variants(
+    scenario: dict[str, Any], vocabulary: dict[str, list[str]], limits: list[int]
+) -> list[dict[str, Any]]:
+    """Every step of an object scenario again with one string argument upper-cased, lower-cased,
+    space-padded or, holding a digit run, number-like (the method's normalisation neither added nor
+    dropped), or, a status value, as each other value of its field; and with one number at its
+    boundaries (0, negated, one off, past a limit constant)."""
     steps = [list(step) for step in scenario.get("steps") or []]
     variants: list[dict[str, Any]] = []
     for position, (method, args) in enumerate(steps):
         for index, value in enumerate(args):
+            texts: list[Any] = []
+            derived = "object-domain"
             if isinstance(value, str) and value:
-                for text in _text_variants(value) + record_variants(value, vocabulary):
-                    changed = [*args[:index], text, *args[index + 1 :]]
-                    variants.append(
-                        {
-                            **scenario,
-                            "steps": [*steps[:position], [method, changed], *steps[position + 1 :]],
-                            "derived": "object-domain",
-                        }
-                    )
+                texts = (
+                    _text_variants(value) + number_like_variants(value) + record_variants(value, vocabulary)
+                )
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                # a boundary can break two documented rules at once (an unknown account and a
+                # non-positive amount): which error comes first is not stated, only that one does
+                texts, derived = list(number_variants(value, limits)), "object-boundary"
+            for text in texts:
+                changed = [*args[:index], text, *args[index + 1 :]]
+                variants.append(
+                    {
+                        **scenario,
+                        "steps": [*steps[:position], [method, changed], *steps[position + 1 :]],
+                        "derived": derived,
+                    }
+                )
     return variants
 
 
@@ -388,8 +492,11 @@ def derived_checks(
     ]
     seeds = [str(q) for s in scenarios for q in s.get("seed_sql") or []]
     vocabulary = status_vocabulary(base, seeds)
+    limits = limit_constants(base)
     # the seed rows with every status value known, and in reverse order (filters, orderings)
     ordered += [v for s in scenarios if s.get("kind") == "sqlite" for v in seed_variants(s, vocabulary)]
+    # touched functions the scenarios only reach through callers, on what the repository builds
+    ordered += fed_calls(scenarios, base, reference)
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
@@ -402,9 +509,9 @@ def derived_checks(
             rows = _cli_variants(s)
         elif s.get("kind") == "call":
             same = [o for o in listed if o.get("kind") == "call" and o.get("target") == s.get("target")]
-            rows = _call_variants(s, same, vocabulary)
+            rows = _call_variants(s, same, vocabulary, limits)
         elif s.get("kind") == "object":
-            rows = _object_variants(s, vocabulary)
+            rows = _object_variants(s, vocabulary, limits)
         else:
             continue
         per_target.setdefault(str(s.get("target")), []).append(rows)
@@ -490,10 +597,12 @@ def with_exact_types(scenarios: list[dict[str, Any]], exact: dict[str, str]) -> 
 
 
 def visible_words(prompt: str, base: dict[str, str]) -> frozenset[str]:
-    """Every identifier the agent can read: the issue text and the whole base repository."""
+    """Every identifier the agent can read: the issue text and the whole base repository; a plural
+    counts as its singular too ("unknown converters are ValueErrors" names ValueError)."""
     words = set(WORD.findall(prompt))
     for text in base.values():
         words.update(WORD.findall(text))
+    words.update(word[:-1] for word in list(words) if len(word) > 2 and word.endswith("s"))
     return frozenset(words)
 
 

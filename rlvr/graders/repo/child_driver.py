@@ -319,7 +319,13 @@ def run_scenario(scenario):
         # `repeat` 2: the same call twice in one process (state one call leaves must not change the next)
         exact = bool(scenario.get("exact_type"))  # the reference's annotation fixes the value's type
 
+        # `feed`: the first argument is what another function of the repository returns for its own
+        # arguments (a function taking built objects, called on what the repository builds)
+        feed = scenario.get("feed")
+
         def call(*args, **kwargs):
+            if feed:
+                args = (resolve(feed["target"])(*copy_args(feed.get("args", []))), *args)
             value = resolve(scenario["target"])(*args, **kwargs)
             return Typed(value) if exact else value
 

@@ -103,7 +103,11 @@ def _refused(value: Any, depth: int = 0) -> bool:
 def _visible_for(scenario: dict[str, Any], visible: frozenset[str]) -> frozenset[str]:
     """Derived domain checks compare exceptions as raised or not (their inputs are ours, not the
     task's: which exception the reference raises there was never shown)."""
-    return frozenset() if scenario.get("derived") in ("call-domain", "cli-domain") else visible
+    return (
+        frozenset()
+        if scenario.get("derived") in ("call-domain", "cli-domain", "object-boundary", "call-fed")
+        else visible
+    )
 
 
 def _check_label(scenario: dict[str, Any]) -> str:

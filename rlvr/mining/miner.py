@@ -150,6 +150,7 @@ class Miner:
         self._baseline_cache: dict[str, Any] | None = None
         self.rng = random.Random(f"mine:{options.seed}")
         self.started = time.monotonic()
+        self.candidates_started: float | None = None
 
     @property
     def sandbox(self) -> WorkerPool:
@@ -171,6 +172,14 @@ class Miner:
         if self._sandbox is not None and self._owns_sandbox:
             self._sandbox.close()
             self._sandbox = None
+
+    def candidates_over(self) -> bool:
+        """Is the candidates' share of what the suite and the capture left of the budget spent? (A large
+        suite's capture must not leave the candidates nothing.)"""
+        if self.candidates_started is None:
+            self.candidates_started = time.monotonic()
+        left = self.options.time_budget - (self.candidates_started - self.started)
+        return time.monotonic() - self.candidates_started > max(0.0, left) * CANDIDATE_SHARE
 
     def out_of_time(self, share: float = 1.0) -> bool:
         """Is `share` of the time budget spent? (Candidates stop at CANDIDATE_SHARE, leaving the rest
@@ -338,7 +347,7 @@ class Miner:
             for candidate in pools[kind]:
                 if found >= goal:
                     break
-                if self.out_of_time(CANDIDATE_SHARE):
+                if self.candidates_over():
                     dropped["time budget spent before it was tried"] += 1
                     continue
                 verdict = self._try(candidate, by_module, files, deps, failing, dropped)
@@ -428,7 +437,7 @@ class Miner:
         self.rng.shuffle(pairs)
         used: set[int] = set()
         for first, second in pairs:
-            if len(out) >= goal or self.out_of_time(CANDIDATE_SHARE):
+            if len(out) >= goal or self.candidates_over():
                 break
             if id(first) in used or id(second) in used:
                 continue

@@ -39,7 +39,9 @@ def written_operator(body: str) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--json", type=Path, help="write the summary here too")
     args = parser.parse_args()
@@ -53,7 +55,9 @@ def main() -> None:
     model.eval()
     held_out = instances("test")
     prompts = [i.prompt() for i in held_out]
-    texts = decode(tokenizer, generate(model, tokenizer, prompts, 1.0, config.grpo.max_new_tokens, greedy=True))
+    texts = decode(
+        tokenizer, generate(model, tokenizer, prompts, 1.0, config.grpo.max_new_tokens, greedy=True)
+    )
     with torch.no_grad():  # teacher-forced: the probability the warm start gives the reference body
         reference = encode_pairs(tokenizer, [(p, i.answer()) for p, i in zip(prompts, held_out, strict=True)])
         logp, _ = completion_logprobs(model, reference, temperature=1.0)

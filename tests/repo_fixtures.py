@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import pytest
 
 from rlvr.core.types import Task
 from rlvr.graders.repo.grader import RepoGrader
@@ -30,3 +33,53 @@ def one_task_grader(task: Task, pack_name: str) -> Iterator[RepoGrader]:
             yield built
         finally:
             built.close()
+
+
+def one_module_task(
+    task_id: str,
+    prompt: str,
+    module: str,
+    base: str,
+    reference: str,
+    scenarios: list,
+    tests: str | None = None,
+) -> Task:
+    """A repo task of one package holding one module (`module` is its path, e.g. "shop/core.py"), its
+    base and reference texts, and a visible test file tests/test_<name>.py when `tests` is given."""
+    package = module.split("/")[0]
+    extra = {f"tests/test_{module.rsplit('/', 1)[-1]}": tests} if tests is not None else {}
+    states = {
+        name: {f"{package}/__init__.py": "", module: text, **extra}
+        for name, text in (("base", base), ("reference", reference))
+    }
+    return repo_task(task_id, prompt, states, scenarios)
+
+
+def edited_reference(task: Task, module: str, *edits: tuple[str, str]) -> dict[str, str]:
+    """The task's reference tree with each (old, new) edit applied to `module`, where `old` occurs once."""
+    text = task.hidden["reference"][module]
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return {**task.hidden["reference"], module: text}
+
+
+def module_grader(task: Task, pack_name: str) -> Any:
+    """A module-scoped `grader` fixture over `task` (assign it to `grader` in the test module)."""
+
+    @pytest.fixture(scope="module")
+    def grader() -> Iterator[RepoGrader]:
+        with one_task_grader(task, pack_name) as built:
+            yield built
+
+    return grader
+
+
+def assert_full_reward(grader: RepoGrader, task: Task, state: dict[str, str]) -> None:
+    verdict = grader.grade_state(task, state)
+    assert verdict.passed and verdict.reward == 1.0, verdict.feedback
+
+
+def assert_fails(grader: RepoGrader, task: Task, state: dict[str, str], name: str = "") -> None:
+    verdict = grader.grade_state(task, state)
+    assert not verdict.passed and verdict.reward < 1.0, (name, verdict.feedback)

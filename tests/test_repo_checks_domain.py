@@ -7,11 +7,8 @@ exception type named only in the plural), and a correct fix written otherwise st
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from rlvr.core.types import Task
 from rlvr.graders.repo.checks import derived_checks, visible_words
 from rlvr.graders.repo.domain_variants import (
     UNKNOWN_ENTRY,
@@ -22,7 +19,13 @@ from rlvr.graders.repo.domain_variants import (
     unknown_reference_variants,
 )
 from rlvr.graders.repo.grader import RepoGrader
-from tests.repo_fixtures import one_task_grader, repo_task
+from tests.repo_fixtures import (
+    assert_fails,
+    assert_full_reward,
+    edited_reference,
+    module_grader,
+    one_module_task,
+)
 
 REFERENCE = '''"""Stays, a wallet, user paths, settings, a build order and converters."""
 
@@ -171,35 +174,23 @@ SCENARIOS = [
 ]
 
 
-def _task() -> Task:
-    states = {
-        name: {"shop/__init__.py": "", "shop/core.py": text, "tests/test_core.py": TESTS}
-        for name, text in (("base", BASE), ("reference", REFERENCE))
-    }
-    return repo_task(
-        "shop-domain",
-        "Feature request: `shop.core.convert` and `shop.core.ranks` raise NotImplementedError. Implement them as"
-        " their docstrings say.",
-        states,
-        SCENARIOS,
-    )
+TASK = one_module_task(
+    "shop-domain",
+    "Feature request: `shop.core.convert` and `shop.core.ranks` raise NotImplementedError. Implement them as"
+    " their docstrings say.",
+    "shop/core.py",
+    BASE,
+    REFERENCE,
+    SCENARIOS,
+    tests=TESTS,
+)
 
 
-TASK = _task()
-
-
-@pytest.fixture(scope="module")
-def grader() -> Iterator[RepoGrader]:
-    with one_task_grader(TASK, "shop") as built:
-        yield built
+grader = module_grader(TASK, "shop")
 
 
 def _with(*pairs: tuple[str, str]) -> dict[str, str]:
-    text = REFERENCE
-    for old, new in pairs:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    return {**TASK.hidden["reference"], "shop/core.py": text}
+    return edited_reference(TASK, "shop/core.py", *pairs)
 
 
 WRONG = {
@@ -326,11 +317,9 @@ def test_reference_passes_and_noop_scores_zero(grader: RepoGrader) -> None:
 
 
 def test_correct_fixes_in_other_words_pass(grader: RepoGrader) -> None:
-    verdict = grader.grade_state(TASK, RIGHT)
-    assert verdict.passed and verdict.reward == 1.0, verdict.feedback
+    assert_full_reward(grader, TASK, RIGHT)
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_rules_only_a_docstring_states_fail(grader: RepoGrader, name: str) -> None:
-    verdict = grader.grade_state(TASK, WRONG[name])
-    assert not verdict.passed and verdict.reward < 1.0, (name, verdict.feedback)
+    assert_fails(grader, TASK, WRONG[name], name)

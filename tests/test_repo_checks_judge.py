@@ -10,14 +10,12 @@ own graded by the real repo grader: each candidate below passed before the deriv
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from rlvr.core.types import Task
 from rlvr.graders.repo.checks import derived_checks, removed_names
 from rlvr.graders.repo.grader import RepoGrader
-from tests.repo_fixtures import one_task_grader, repo_task
+from tests.repo_fixtures import assert_fails, assert_full_reward, module_grader, repo_task
 
 REFERENCE = '''"""A kiosk menu."""
 
@@ -95,10 +93,7 @@ def _task() -> Task:
 TASK = _task()
 
 
-@pytest.fixture(scope="module")
-def grader() -> Iterator[RepoGrader]:
-    with one_task_grader(TASK, "kiosk") as built:
-        yield built
+grader = module_grader(TASK, "kiosk")
 
 
 def _with(old: str, new: str, init: str = "") -> dict[str, str]:
@@ -177,11 +172,9 @@ def test_an_unusual_but_correct_fix_still_passes(grader: RepoGrader) -> None:
         '        """The price of `name`, None if unknown."""\n'
         "        return self.prices[name] if name in self.prices else None\n",
     )
-    verdict = grader.grade_state(TASK, state)
-    assert verdict.passed and verdict.reward == 1.0, verdict.feedback
+    assert_full_reward(grader, TASK, state)
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_the_judges_classes_of_wrong_fix_fail(grader: RepoGrader, name: str) -> None:
-    verdict = grader.grade_state(TASK, WRONG[name])
-    assert not verdict.passed and verdict.reward < 1.0, (name, verdict.feedback)
+    assert_fails(grader, TASK, WRONG[name], name)

@@ -7,15 +7,18 @@ prints, every status value the code names plus one it does not, rows in another 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from rlvr.core.types import Task
 from rlvr.graders.repo.checks import derived_checks
 from rlvr.graders.repo.data_variants import record_variants, seed_variants, status_vocabulary
 from rlvr.graders.repo.grader import RepoGrader
-from tests.repo_fixtures import one_task_grader, repo_task
+from tests.repo_fixtures import (
+    assert_fails,
+    assert_full_reward,
+    edited_reference,
+    module_grader,
+    one_module_task,
+)
 
 REFERENCE = '''"""A small shop: names, prices, settings, an audit trail and an order queue."""
 
@@ -106,31 +109,22 @@ SCENARIOS = [
 ]
 
 
-def _task() -> Task:
-    states = {
-        name: {"shop/__init__.py": "", "shop/core.py": text, "tests/test_core.py": TESTS}
-        for name, text in (("base", BASE), ("reference", REFERENCE))
-    }
-    return repo_task(
-        "shop-order",
-        "Bug: `clean` applies the default before stripping, so a blank name stays blank. Fix it.",
-        states,
-        SCENARIOS,
-    )
+TASK = one_module_task(
+    "shop-order",
+    "Bug: `clean` applies the default before stripping, so a blank name stays blank. Fix it.",
+    "shop/core.py",
+    BASE,
+    REFERENCE,
+    SCENARIOS,
+    tests=TESTS,
+)
 
 
-TASK = _task()
-
-
-@pytest.fixture(scope="module")
-def grader() -> Iterator[RepoGrader]:
-    with one_task_grader(TASK, "shop") as built:
-        yield built
+grader = module_grader(TASK, "shop")
 
 
 def _with(old: str, new: str) -> dict[str, str]:
-    assert REFERENCE.count(old) == 1, old
-    return {**TASK.hidden["reference"], "shop/core.py": REFERENCE.replace(old, new)}
+    return edited_reference(TASK, "shop/core.py", (old, new))
 
 
 WRONG = {
@@ -210,11 +204,9 @@ def test_a_correct_fix_in_other_words_passes(grader: RepoGrader) -> None:
         "    name = name.strip().lower()\n    return name or default\n",
         "    stripped = name.strip()\n    return stripped.lower() if stripped else default\n",
     )
-    verdict = grader.grade_state(TASK, state)
-    assert verdict.passed and verdict.reward == 1.0, verdict.feedback
+    assert_full_reward(grader, TASK, state)
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_steps_in_another_order_and_other_filters_fail(grader: RepoGrader, name: str) -> None:
-    verdict = grader.grade_state(TASK, WRONG[name])
-    assert not verdict.passed and verdict.reward < 1.0, (name, verdict.feedback)
+    assert_fails(grader, TASK, WRONG[name], name)

@@ -4,14 +4,15 @@ where the reference's return annotation names a repository class the agent can s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from rlvr.core.types import Task
 from rlvr.graders.repo.checks import exact_return_types, visible_words
 from rlvr.graders.repo.grader import RepoGrader
-from tests.repo_fixtures import one_task_grader, repo_task
+from tests.repo_fixtures import (
+    edited_reference,
+    module_grader,
+    one_module_task,
+)
 
 REFERENCE = '''"""Shapes."""
 
@@ -69,26 +70,16 @@ SCENARIOS = [
 ]
 
 
-def _task() -> Task:
-    states = {
-        name: {"shapes/__init__.py": "", "shapes/core.py": text}
-        for name, text in (("base", BASE), ("reference", REFERENCE))
-    }
-    return repo_task("shapes", "`point(x)` should return the point (x, x + 1).", states, SCENARIOS)
+TASK = one_module_task(
+    "shapes", "`point(x)` should return the point (x, x + 1).", "shapes/core.py", BASE, REFERENCE, SCENARIOS
+)
 
 
-TASK = _task()
-
-
-@pytest.fixture(scope="module")
-def grader() -> Iterator[RepoGrader]:
-    with one_task_grader(TASK, "shapes") as built:
-        yield built
+grader = module_grader(TASK, "shapes")
 
 
 def _with(old: str, new: str) -> dict[str, str]:
-    assert REFERENCE.count(old) == 1, old
-    return {**TASK.hidden["reference"], "shapes/core.py": REFERENCE.replace(old, new)}
+    return edited_reference(TASK, "shapes/core.py", (old, new))
 
 
 EQUAL = {

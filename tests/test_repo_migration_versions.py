@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from rlvr.core.types import Task
 from rlvr.graders.repo.checks import earlier_version_checks
 from rlvr.graders.repo.grader import RepoGrader
-from tests.repo_fixtures import one_task_grader, repo_task
+from tests.repo_fixtures import module_grader, repo_task
 
 SCHEMA = '''import sqlite3
 
@@ -60,10 +56,7 @@ def _task() -> Task:
 TASK = _task()
 
 
-@pytest.fixture(scope="module")
-def grader() -> Iterator[RepoGrader]:
-    with one_task_grader(TASK, "notes") as built:
-        yield built
+grader = module_grader(TASK, "notes")
 
 
 def _reward(grader: RepoGrader, text: str) -> float:

@@ -181,6 +181,48 @@ def removed_names(base: dict[str, str], reference: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(targets))
 
 
+def declared_exports(source: str) -> tuple[str, ...] | None:
+    """The names a module's literal top-level `__all__` lists (its last assignment), None without one;
+    a computed `__all__` counts as a declaration whose names are not known here."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: tuple[str, ...] | None = None
+    for node in tree.body:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AugAssign | ast.AnnAssign)
+            else []
+        )
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        value = getattr(node, "value", None)
+        try:
+            names = ast.literal_eval(value) if value is not None else ()
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            names = ("<computed>",)
+        listed = tuple(str(n) for n in names) if isinstance(names, list | tuple) else ("<computed>",)
+        found = (*(found or ()), *listed) if isinstance(node, ast.AugAssign) else listed
+    return found
+
+
+def changed_exports(base: dict[str, str], reference: dict[str, str]) -> list[str]:
+    """Modules whose declared `__all__` the reference changes (a rename or a new public function
+    exported): what `from module import *` binds is part of the API surface the task changes."""
+    modules: list[str] = []
+    for path in sorted(set(base) | set(reference)):
+        module = _module_of(path)
+        if module is None or is_test_path(path) or path not in reference:
+            continue
+        after = declared_exports(reference[path])
+        if after is not None and after != declared_exports(base.get(path, "")):
+            modules.append(module)
+    return modules
+
+
 def added_names(
     base: dict[str, str], reference: dict[str, str], files: dict[str, str], changed: list[str]
 ) -> list[str]:
@@ -482,6 +524,10 @@ def derived_checks(
     ordered: list[dict[str, Any]] = [
         {"kind": "absent", "target": target, "derived": "api-surface"}
         for target in removed_names(base, reference)
+    ]
+    ordered += [
+        {"kind": "exports", "target": module, "derived": "api-exports"}
+        for module in changed_exports(base, reference)
     ]
     migrations = [s for s in scenarios if s.get("kind") == "sqlite"]
     ordered += [{**s, "repeat": 2, "derived": "migration-twice"} for s in migrations]

@@ -341,6 +341,17 @@ def run_scenario(scenario):
     if kind == "absent":
         # an API-surface constraint: the name must not resolve (removed, renamed without an alias)
         return {"present": resolves(scenario["target"]) is None}
+    if kind == "exports":
+        # what `from module import *` binds: the module's `__all__`, and which of its names do not resolve
+        def exports():
+            module = __import__(scenario["target"], fromlist=["_"])
+            names = getattr(module, "__all__", None)
+            if names is None:
+                return None
+            names = [str(name) for name in names]
+            return {"all": sorted(names), "unresolved": sorted(n for n in names if not hasattr(module, n))}
+
+        return outcome(exports)
     if kind == "object":
         try:
             instance = resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))

@@ -114,6 +114,8 @@ def _check_label(scenario: dict[str, Any]) -> str:
     derived = scenario.get("derived")
     if derived == "api-surface":
         return f"{scenario.get('target')} must no longer exist"
+    if derived == "api-exports":
+        return f"`from {scenario.get('target')} import *` (its __all__) as the task's change leaves it"
     label = f"{scenario.get('kind')} {scenario.get('target')}"
     return f"{label}, {derived}" if derived else label
 

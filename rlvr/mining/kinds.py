@@ -179,13 +179,17 @@ def _call(scenario: dict[str, Any]) -> str:
     return f"`{module}.{name}({shown})`"
 
 
-def _describe(outcome: Any) -> str:
+def _describe(outcome: Any, value_text: Any = None) -> str:
+    """An outcome as the issue text states it: no answer, an exception, or the value (shown by
+    `value_text`, default its repr cut at 240 characters)."""
     if outcome is None:
         return "no answer (it ran out of time or crashed)"
     if isinstance(outcome, dict) and "raises" in outcome:
         name = str(outcome["raises"])
         return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} exception"
     value = outcome.get("value") if isinstance(outcome, dict) else outcome
+    if value_text is not None:
+        return value_text(value)
     text = repr(value)
     return f"`{text if len(text) <= 240 else text[:237] + '...'}`"
 
@@ -201,12 +205,7 @@ def _adapter_value(value: Any) -> str:
 
 
 def _adapter_outcome(outcome: Any) -> str:
-    if outcome is None:
-        return "no answer (it ran out of time or crashed)"
-    if isinstance(outcome, dict) and "raises" in outcome:
-        name = str(outcome["raises"])
-        return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name} exception"
-    return _adapter_value(outcome.get("value") if isinstance(outcome, dict) else outcome)
+    return _describe(outcome, _adapter_value)
 
 
 def _adapter_call(target: str, args: Any, kwargs: Any) -> str:

@@ -32,6 +32,7 @@ import typing
 MAX_CAPTURE_CHARS = 20_000
 SCALARS = (type(None), bool, int, float, str)
 MAX_PLAIN_DEPTH = 24
+CALLABLE_KEY = "__rlvr_callable__"
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
@@ -258,6 +259,9 @@ def outcome(function, args=(), kwargs=None):
             result = {"value": CONVERT[0](value)}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         result = {"raises": type(exc).__name__}
+        detail = exception_detail(exc)
+        if detail:
+            result["detail"] = detail
     finally:
         sys.stdout = saved
     printed = captured.getvalue()
@@ -268,6 +272,41 @@ def outcome(function, args=(), kwargs=None):
         if after != before:
             result["mutated"] = after
     return result
+
+
+def exception_detail(exc):
+    """The public attributes an exception carries beyond its message (`ConfigError.line`), as plain
+    scalars: what a caller reads from it (`exc.line == 1` in a test) is behaviour too."""
+    try:
+        found = {
+            str(name): value
+            for name, value in vars(exc).items()
+            if isinstance(name, str) and not name.startswith("_") and type(value) in SCALARS
+        }
+    except BaseException:  # noqa: BLE001 - a hostile exception object
+        return {}
+    return dict(sorted(found.items())[:8])
+
+
+class CallableFailure(Exception):
+    """What a callable of the grader's raises (a handler or callback the repository calls)."""
+
+
+def grader_callable(spec):
+    """A callable standing for one a user supplies (a route handler, a callback): it ignores its
+    arguments and returns `spec["value"]`, or raises CallableFailure when `spec["does"]` is "raise"."""
+    if spec.get("does") == "raise":
+
+        def failing(*args, **kwargs):
+            raise CallableFailure("a callable supplied by the caller raised")
+
+        return failing
+    value = spec.get("value")
+
+    def returning(*args, **kwargs):
+        return value
+
+    return returning
 
 
 def resolves(target):
@@ -301,7 +340,7 @@ class Typed:
         self.value = value
 
 
-def copy_args(value):
+def copy_args(value) -> typing.Any:
     """A fresh copy of a scenario's JSON arguments, so a call that mutates them cannot change the next
     (not while a perf scenario is measured: it runs once, and the copy is not its work)."""
     if CONVERT[0] is as_is:
@@ -309,6 +348,8 @@ def copy_args(value):
     if isinstance(value, list):
         return [copy_args(item) for item in value]
     if isinstance(value, dict):
+        if set(value) == {CALLABLE_KEY} and isinstance(value[CALLABLE_KEY], dict):
+            return grader_callable(value[CALLABLE_KEY])  # {"__rlvr_callable__": {...}}: a callable
         return {key: copy_args(item) for key, item in value.items()}
     return value
 

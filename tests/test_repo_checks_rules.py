@@ -16,7 +16,7 @@ import pytest
 
 from rlvr.graders.repo.callable_variants import registrations
 from rlvr.graders.repo.checks import kept_by_reference, outside_shown_domain, parameter_names, shown_domains
-from rlvr.graders.repo.data_variants import mapping_order_variants
+from rlvr.graders.repo.data_variants import mapping_order_variants, states_ties
 from rlvr.graders.repo.domain_variants import comment_lines, line_shift_variants, swapped_arguments
 from rlvr.graders.repo.grader import RepoGrader
 from tests.repo_fixtures import (
@@ -248,9 +248,11 @@ def test_right_fix_written_otherwise_passes(grader: RepoGrader, name: str) -> No
 
 
 def test_mapping_order_variants_reverse_and_tie() -> None:
-    variants = mapping_order_variants({"a": 1, "b": 3})
+    variants = mapping_order_variants({"a": 1, "b": 3}, ties=True)
     assert [list(v.items()) for v in variants] == [[("b", 3), ("a", 1)], [("b", 3), ("a", 3)]]
-    assert mapping_order_variants({"a": 1}) == []
+    assert mapping_order_variants({"a": 1, "b": 3}, ties=False) == [{"b": 3, "a": 1}]  # no tie rule stated
+    assert mapping_order_variants({"a": 1}, ties=True) == []
+    assert states_ties(TASK.hidden["base"]) and not states_ties({"m.py": "def f(): pass"})
 
 
 def test_line_shift_and_comment_lines() -> None:
@@ -298,3 +300,15 @@ def test_calls_outside_the_shown_domain_are_compared_only_where_the_reference_re
     assert kept_by_reference(inside, {"value": ""}, [], domains)
     listed = SCENARIOS[-1]
     assert kept_by_reference({**listed, "args": [3, 0, 2, 4]}, {"value": False}, [], domains)  # listed: kept
+
+
+def test_registrations_with_a_named_function() -> None:
+    bus = (
+        "class Bus:\n    def on(self, event: str, handler: object) -> None:\n        pass\n\n\n"
+        "def saved(event: str) -> str:\n    return event\n\n\n"
+        "def make() -> Bus:\n    bus = Bus()\n    bus.on('saved', saved)\n    bus.on('other', len)\n    return bus\n"
+    )
+    found = registrations({"m/__init__.py": "", "m/bus.py": bus})
+    assert found == {
+        "m.bus:Bus": ("on", "Bus", [("on", ["saved", None])])
+    }  # `len` is no function of the repository

@@ -60,15 +60,15 @@ def _constructible(node: ast.ClassDef) -> bool:
     return True
 
 
-def _registration(call: ast.Call) -> tuple[str, list[Any]] | None:
-    """(method, arguments) of `obj.method(<constants>, <lambda or function name>...)` when every
-    argument is a constant or a callable (at least one callable), the callables as None slots."""
+def _registration(call: ast.Call, functions: set[str]) -> tuple[str, list[Any]] | None:
+    """(method, arguments) of `obj.method(<constants>, <lambda or a function `functions` names>...)`
+    when every argument is a constant or a callable (at least one callable), the callables as None."""
     if not isinstance(call.func, ast.Attribute) or call.keywords or not call.args:
         return None
     values: list[Any] = []
     callables = 0
     for argument in call.args:
-        if isinstance(argument, ast.Lambda):
+        if isinstance(argument, ast.Lambda) or (isinstance(argument, ast.Name) and argument.id in functions):
             values.append(None)
             callables += 1
         elif isinstance(argument, ast.Constant) and isinstance(argument.value, str | int | float | bool):
@@ -103,20 +103,28 @@ def registrations(base: dict[str, str]) -> dict[str, tuple[str, str, list[tuple[
         name: {item.name for item in node.body if isinstance(item, ast.FunctionDef)}
         for name, (_, node) in classes.items()
     }
-    out: dict[str, tuple[str, str, list[tuple[str, list[Any]]]]] = {}
+    trees: list[ast.Module] = []
     for path, source in sorted(base.items()):
         if _module_of(path) is None:
             continue
         try:
-            tree = ast.parse(source)
+            trees.append(ast.parse(source))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
+    functions = {  # module-level functions: a name passed as an argument that is one is a callable
+        node.name
+        for tree in trees
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    out: dict[str, tuple[str, str, list[tuple[str, list[Any]]]]] = {}
+    for tree in trees:
         calls = sorted(
             (node for node in ast.walk(tree) if isinstance(node, ast.Call)),
             key=lambda node: (node.lineno, node.col_offset),
         )
         for call in calls:
-            found = _registration(call)
+            found = _registration(call, functions)
             if found is None:
                 continue
             owners = [name for name, names in methods.items() if found[0] in names]

@@ -68,6 +68,7 @@ from rlvr.graders.repo.data_variants import (
     overlapping_keys,
     record_variants,
     seed_variants,
+    states_ties,
     status_vocabulary,
 )
 from rlvr.graders.repo.domain_variants import (
@@ -430,7 +431,9 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
     return truncated + varied + alone
 
 
-def _value_variants(value: Any, vocabulary: dict[str, list[str]], limits: list[int]) -> list[Any]:
+def _value_variants(
+    value: Any, vocabulary: dict[str, list[str]], limits: list[int], ties: bool = False
+) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return []
     if isinstance(value, int | float):
@@ -454,7 +457,7 @@ def _value_variants(value: Any, vocabulary: dict[str, list[str]], limits: list[i
     if isinstance(value, list):
         return unknown_reference_variants(value) + record_variants(value, vocabulary)
     if isinstance(value, dict):
-        return mapping_order_variants(value) + unknown_reference_variants(value)
+        return mapping_order_variants(value, ties) + unknown_reference_variants(value)
     return []
 
 
@@ -463,12 +466,15 @@ def _call_variants(
     others: list[dict[str, Any]],
     vocabulary: dict[str, list[str]],
     limits: list[int],
+    ties: bool = False,
 ) -> list[dict[str, Any]]:
     args = list(scenario.get("args") or [])
     kwargs = dict(scenario.get("kwargs") or {})
     values: list[list[Any]] = []
     for index, value in enumerate(args):
-        values += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary, limits)]
+        values += [
+            args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary, limits, ties)
+        ]
     # steps that do not commute: values of two listed calls in one, names two arguments share;
     # taken in turn with the value variants, and both before the generic ones (the cap cuts those)
     crossed, units = crossed_calls(scenario, others)
@@ -598,6 +604,7 @@ def derived_checks(
     seeds = [str(q) for s in scenarios for q in s.get("seed_sql") or []]
     vocabulary = status_vocabulary(base, seeds)
     limits = limit_constants(base)
+    ties = states_ties(base)
     # the seed rows with every status value known, and in reverse order (filters, orderings)
     ordered += [v for s in scenarios if s.get("kind") == "sqlite" for v in seed_variants(s, vocabulary)]
     # touched functions the scenarios only reach through callers, on what the repository builds
@@ -618,7 +625,7 @@ def derived_checks(
             rows = _cli_variants(s)
         elif s.get("kind") == "call":
             same = [o for o in listed if o.get("kind") == "call" and o.get("target") == s.get("target")]
-            rows = _call_variants(s, same, vocabulary, limits)
+            rows = _call_variants(s, same, vocabulary, limits, ties)
         elif s.get("kind") == "object":
             rows = _object_variants(s, vocabulary, limits)
         else:

@@ -193,16 +193,25 @@ def record_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
     return out
 
 
-def mapping_order_variants(value: Any) -> list[Any]:
+TIES = re.compile(r"\bties?\b|\btied\b", re.IGNORECASE)
+
+
+def states_ties(base: dict[str, str]) -> bool:
+    """Whether the base repository says anything of ties (how ties are broken is then a stated rule)."""
+    return any(TIES.search(text) for text in base.values())
+
+
+def mapping_order_variants(value: Any, ties: bool) -> list[Any]:
     """A mapping of two or more keys with its keys inserted in reverse order and, where its values are
-    numbers, that again with every value equal to the largest (every entry tied): a tie broken by
-    insertion order instead of the documented rule (by name, by key) shows on the tied input."""
+    numbers and the repository states a rule for ties (`ties`), that again with every value equal to
+    the largest (every entry tied): a tie broken by insertion order instead of the documented rule
+    (by name, by key) shows on the tied input."""
     if not isinstance(value, dict) or len(value) < 2:
         return []
     backwards = dict(reversed(list(value.items())))
     out: list[Any] = [backwards]
     numbers = [v for v in value.values() if isinstance(v, int | float) and not isinstance(v, bool)]
-    if len(numbers) == len(value) and len(set(numbers)) > 1:
+    if ties and len(numbers) == len(value) and len(set(numbers)) > 1:
         top = max(numbers)
         out.append({key: type(item)(top) for key, item in backwards.items()})
     return out

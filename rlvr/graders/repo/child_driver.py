@@ -157,6 +157,41 @@ class RepoImporter:
 
 
 STATE = {}
+OPENED = []  # the sqlite connections the repository opened during the call being run, when tracked
+TRACKING = [False]
+MAX_DB_ROWS = 200  # per table
+_CONNECT = sqlite3.connect
+
+
+def tracked_connect(*args, **kwargs):
+    """`sqlite3.connect` as the repository sees it: the connection is kept while a call is tracked,
+    so what the call leaves in a database it opens itself (`run_script` on a fresh store) is read."""
+    connection = _CONNECT(*args, **kwargs)
+    if TRACKING[0] and len(OPENED) < 8:
+        OPENED.append(connection)
+    return connection
+
+
+sqlite3.connect = tracked_connect
+
+
+def database_state(connection):
+    """{table: its rows, sorted} of a connection's tables (sqlite's own aside); None once closed."""
+    try:
+        tables = [
+            str(row[0])
+            for row in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
+        state = {}
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            rows = connection.execute(f"SELECT * FROM {quoted}").fetchmany(MAX_DB_ROWS)
+            state[table] = sorted((plain(list(row)) for row in rows), key=repr)
+        return state
+    except BaseException:  # noqa: BLE001 - closed, or a hostile connection
+        return None
 
 
 def no_signature(*args, **kwargs):
@@ -201,7 +236,7 @@ def plain(value, depth=0):
     if isinstance(value, dict):
         return {plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {"__type__": kind.__name__}
+        out: dict[str, typing.Any] = {"__type__": kind.__name__}
         for item in dataclasses.fields(value):
             if item.compare:
                 out[item.name] = plain(getattr(value, item.name), depth + 1)
@@ -251,6 +286,7 @@ def outcome(function, args=(), kwargs=None):
     result: dict[str, typing.Any]
     captured, saved = Capture(), sys.stdout
     sys.stdout = captured
+    del OPENED[:]
     try:
         value = function(*args, **kwargs)
         if isinstance(value, Typed):
@@ -264,6 +300,9 @@ def outcome(function, args=(), kwargs=None):
             result["detail"] = detail
     finally:
         sys.stdout = saved
+    if OPENED:  # databases the call opened itself: the rows it left there are an effect too
+        result["db"] = [database_state(connection) for connection in OPENED]
+        del OPENED[:]
     printed = captured.getvalue()
     if printed:  # what the call printed, in order: steps printing their effects show their order
         result["stdout"] = printed
@@ -370,14 +409,19 @@ def run_scenario(scenario):
             value = resolve(scenario["target"])(*args, **kwargs)
             return Typed(value) if exact else value
 
-        calls = [
-            outcome(
-                call,
-                copy_args(scenario.get("args", [])),
-                copy_args(scenario.get("kwargs", {})),
-            )
-            for _ in range(max(1, min(int(scenario.get("repeat", 1)), 3)))
-        ]
+        TRACKING[0] = True
+        try:
+            calls = [
+                outcome(
+                    call,
+                    copy_args(scenario.get("args", [])),
+                    copy_args(scenario.get("kwargs", {})),
+                )
+                for _ in range(max(1, min(int(scenario.get("repeat", 1)), 3)))
+            ]
+        finally:
+            TRACKING[0] = False
+            del OPENED[:]
         return {**calls[0], "again": calls[1:]} if len(calls) > 1 else calls[0]
     if kind == "absent":
         # an API-surface constraint: the name must not resolve (removed, renamed without an alias)

@@ -36,10 +36,23 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Functions reached only through callers** (`fed_calls`): a touched one-parameter function no
   scenario calls, called on what a listed call target returns where that target's return
   annotation is its parameter's (and on inputs naming a missing entry).
+- **Orders, lines, callables, swapped sides** (this round): a mapping argument's keys in reverse
+  order (and all tied, where the repository states a tie rule); a text of lines with a blank or a
+  comment line first (`line_shift_checks`, compared where the reference raises on both, with what the
+  exception carries, `ConfigError.line`); the registrations of callables the code makes on a class
+  (`router.add(..., lambda ...)`) made again with callables of ours: returning, raising, in reverse
+  order, each after a twin for another method (`callable_variants`); an object step's two string
+  arguments swapped, also with its amounts at 1 (a source's overdraft).
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
   it sets before its last (a migration that skips or repeats an intermediate step differs there).
+
+Kept where the reference shows them in the domain (`kept_by_reference`): a generated or derived call
+that makes a count-like parameter (`max_words`, `count`) negative where no listed call does, or puts
+two adjacent numbers every listed call orders (a start and its end) in the other order, is compared
+only where the reference rejects it (raises): what the reference returns on an empty or reversed
+range, or a negative count, no docstring states.
 
 Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it (values as `==`
 sees them, see `child_driver.plain`; the exact type too where the reference's return annotation names

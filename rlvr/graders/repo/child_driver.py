@@ -272,7 +272,8 @@ def outcome(function, args=(), kwargs=None):
     """{"value": ...} or {"raises": name}, plus {"mutated": arguments after the call} when the call
     changed its arguments in place (an effect the caller sees, compared like the value; a call that
     mutates then raises shows both, so validating after mutating differs from validating first) and
-    {"stdout": text} when it printed."""
+    {"stdout": text} when it printed, {"detail": ...} with the public attributes of an exception it
+    raised, and {"db": [tables and rows]} for each sqlite database it opened itself (tracked calls)."""
     kwargs = kwargs or {}
     if CONVERT[0] is as_is:  # a perf scenario's measured run counts its own work only
         try:

@@ -312,3 +312,18 @@ def test_registrations_with_a_named_function() -> None:
     assert found == {
         "m.bus:Bus": ("on", "Bus", [("on", ["saved", None])])
     }  # `len` is no function of the repository
+
+
+def test_a_shifted_text_is_compared_only_on_the_same_error() -> None:
+    check = {
+        "kind": "call",
+        "target": "shop.core:settings",
+        "args": ["\noops\n"],
+        "when": "origin-raises",
+        "variant_of": 0,
+    }
+    error = {"raises": "SettingsError", "detail": {"line": 2}}
+    assert kept_by_reference(check, error, [{"raises": "SettingsError"}], {})
+    assert not kept_by_reference(check, error, [{"raises": "KeyError"}], {})  # another error path
+    assert not kept_by_reference(check, error, [{"value": {}}], {})  # the listed call does not fail
+    assert not kept_by_reference(check, {"value": {}}, [{"raises": "SettingsError"}], {})

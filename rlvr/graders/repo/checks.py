@@ -853,14 +853,16 @@ def kept_by_reference(
     check: dict[str, Any], value: Any, values: list[Any], domains: dict[str, ShownDomain]
 ) -> bool:
     """Whether a check the grader made up is compared, given the reference's outcomes (`value` its
-    own, `values` every check's): a line-shift variant only where the reference raises on it and on
-    its listed call; a call outside the domain the listed calls show (a negative count, a reversed
-    range) only where the reference rejects it: what it returns there was never stated."""
+    own, `values` every check's): a line-shift variant only where the reference raises the same
+    exception type on it and on its listed call; a call outside the domain the listed calls show (a
+    negative count, a reversed range) only where the reference rejects it: what it returns there
+    was never stated."""
     if check.get("when") == ORIGIN_RAISES:
         origin = check.get("variant_of")
         if not (isinstance(origin, int) and 0 <= origin < len(values)):
             return False
-        if not (_raises(values[origin]) and _raises(value)):
+        # the same error on the same path, only later in the text: another error there is not ours to judge
+        if not (_raises(values[origin]) and _raises(value) and values[origin]["raises"] == value["raises"]):
             return False
     if not (check.get("derived") or check.get("generated")):
         return True

@@ -43,6 +43,10 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
   (`router.add(..., lambda ...)`) made again with callables of ours: returning, raising, in reverse
   order, each after a twin for another method (`callable_variants`); an object step's two string
   arguments swapped, also with its amounts at 1 (a source's overdraft).
+- **Generated sequences and observed state** (`sequences`): each object target's methods and each
+  script argument's commands in seeded orders the listed scenarios never use (entities interleaved,
+  keys updated and deleted, the touched method in each), compared only where the reference finishes
+  them; the object's public attributes its base class sets too are read after every step.
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
@@ -95,6 +99,7 @@ from rlvr.graders.repo.domain_variants import (
     unknown_reference_variants,
 )
 from rlvr.graders.repo.runner import same_value
+from rlvr.graders.repo.sequences import sequence_checks, sequence_kept
 
 MAX_DERIVED_CHECKS = 300
 Item = TypeVar("Item")
@@ -626,6 +631,8 @@ def derived_checks(
     ordered += line_shift_checks(scenarios)
     # the repository's registrations of callables made with callables of ours (raising, reordered)
     ordered += callable_checks(scenarios, base)
+    # the objects' methods and the scripts' commands in generated orders (keys deleted, entities interleaved)
+    ordered += sequence_checks(scenarios, base, reference)
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
@@ -866,6 +873,8 @@ def kept_by_reference(
             return False
     if not (check.get("derived") or check.get("generated")):
         return True
+    if not sequence_kept(check, value):
+        return False
     return _raises(value) or not outside_shown_domain(check, domains.get(str(check.get("target"))))
 
 

@@ -246,6 +246,38 @@ def plain(value, depth=0):
     return {"__type__": kind.__name__}
 
 
+MISSING_ATTRIBUTE = "<no such attribute>"
+MAX_STATE_DEPTH = 3
+
+
+def public_state(value, depth=0):
+    """A value as plain data, where `plain` would keep only its type name (an ordinary object of
+    the repository, a stats record): its public non-callable attributes, recursively."""
+    converted: typing.Any = plain(value)
+    if depth >= MAX_STATE_DEPTH or converted != {"__type__": type(value).__name__}:
+        return converted
+    try:
+        fields = sorted((str(k), v) for k, v in vars(value).items() if isinstance(k, str))
+    except BaseException:  # noqa: BLE001 - no `__dict__`, or a hostile one
+        return converted
+    out: dict[str, typing.Any] = dict(converted)
+    for name, item in fields[:24]:
+        if not name.startswith("_") and not callable(item):
+            out[name] = public_state(item, depth + 1)
+    return out
+
+
+def observed_state(instance, names):
+    """{name: the attribute as plain data} for each observed public attribute of an object."""
+    state: dict[str, typing.Any] = {}
+    for name in names:
+        try:
+            state[name] = public_state(getattr(instance, name, MISSING_ATTRIBUTE))
+        except BaseException as exc:  # noqa: BLE001 - a property that raises
+            state[name] = {"raises": type(exc).__name__}
+    return state
+
+
 def resolve(target):
     module_name, _, attribute = str(target).partition(":")
     value = __import__(module_name, fromlist=["_"])
@@ -443,9 +475,17 @@ def run_scenario(scenario):
             instance = resolve(scenario["target"])(*scenario.get("args", []), **scenario.get("kwargs", {}))
         except BaseException as exc:  # noqa: BLE001
             return {"init": {"raises": type(exc).__name__}}
+        # `observe`: public attributes of the object read after each step (a counter such as
+        # `stats.evictions` is state a caller reads, compared like the step's value)
+        observe = [str(name) for name in scenario.get("observe") or []]
         steps = []
         for method, args in scenario.get("steps", []):
-            steps.append(outcome(lambda *a, m=method: getattr(instance, m)(*a), copy_args(args)))
+            step: dict[str, typing.Any] = outcome(
+                lambda *a, m=method: getattr(instance, m)(*a), copy_args(args)
+            )
+            if observe:
+                step["state"] = observed_state(instance, observe)
+            steps.append(step)
         return {"steps": steps}
     if kind == "cli":
         return run_cli(scenario)

@@ -55,6 +55,7 @@ from rlvr.graders.repo.checks import (
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import ops_job, perf_ops, run_ops, same_value
+from rlvr.graders.repo.sequences import with_observed_state
 from rlvr.graders.repo.type_rules import charged_report, introduced_evasions, reference_kinds
 from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
@@ -248,7 +249,11 @@ class RepoGrader(Grader):
         listed = list(task.hidden.get("scenarios") or []) + domain_scenarios(
             list(task.hidden.get("domains") or [])
         )
-        scenarios = listed + derived_checks(listed, task.hidden["base"], task.hidden["reference"])
+        scenarios = with_observed_state(
+            listed + derived_checks(listed, task.hidden["base"], task.hidden["reference"]),
+            task.hidden["base"],
+            task.hidden["reference"],
+        )
         visible = visible_words(task.prompt, task.hidden["base"])
         return with_exact_types(scenarios, exact_return_types(task.hidden["reference"], visible))
 

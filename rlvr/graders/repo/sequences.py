@@ -1,0 +1,391 @@
+"""Generated step sequences: an object's public methods, or a script's commands, in orders the listed
+scenarios never use (issue 31).
+
+A listed object scenario replays one hand-written method sequence; a method written to be right on it
+can still be wrong on another (the history of a deleted key, a counter bumped on one path only, a
+running total over every entity instead of one). For each class a task's object scenarios construct,
+and for each script argument (a list of commands, each `[name, *arguments]`) a call scenario passes,
+this derives a few more sequences:
+
+- **steps** drawn from the steps the listed scenarios make on that target, plus the public methods of
+  the class the reference changes that no scenario calls (their arguments drawn by parameter name
+  from the values the other steps pass for a parameter of the same name);
+- **arguments** from the values the scenarios use: each step's first string argument (a key, an
+  account, a room) replaced by one of two or three entities picked for the sequence (so keys repeat,
+  existing keys are deleted and updated, two entities interleave), its other arguments by a value
+  another step passes for the same parameter;
+- **a touched method in every sequence** (the method the task is about), last and at one other place;
+- seeded by the target's name: the same task always derives the same sequences, within
+  `MAX_SEQUENCES` per task of at most `MAX_STEPS` steps.
+
+A sequence is compared only where the reference finishes every step without raising
+(`sequence_kept`): the reference's answer to a call its documented preconditions reject is not a
+behaviour any visible text states.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import json
+import random
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+MAX_SEQUENCES = 12  # per task
+MAX_STEPS = 8
+MIN_STEPS = 4
+OBJECT_SEQUENCE = "object-sequence"
+SCRIPT_SEQUENCE = "script-sequence"
+SEQUENCE_LABELS = (OBJECT_SEQUENCE, SCRIPT_SEQUENCE)
+
+
+@dataclass(frozen=True)
+class StepPool:
+    """What a target's sequences are drawn from: its step templates (`[name, args]`), the names that
+    must appear in each sequence, the entity values (first string arguments) and, per parameter
+    name, the values the templates pass for it."""
+
+    templates: list[tuple[str, list[Any]]]
+    required: list[str]
+    entities: list[str]
+    parameters: dict[str, list[str]]  # step name -> its parameters' names
+    values: dict[str, list[Any]]  # parameter name -> values seen for it
+
+
+def _module_path(target: str) -> tuple[str, str]:
+    module, _, attribute = target.partition(":")
+    return module.replace(".", "/") + ".py", attribute
+
+
+def _class_node(source: str, name: str) -> ast.ClassDef | None:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+
+
+def _methods(node: ast.ClassDef | None) -> dict[str, ast.FunctionDef]:
+    if node is None:
+        return {}
+    return {n.name: n for n in node.body if isinstance(n, ast.FunctionDef)}
+
+
+def _source(files: dict[str, str], target: str) -> tuple[str, str]:
+    path, attribute = _module_path(target)
+    package_init = path[: -len(".py")] + "/__init__.py"
+    return files.get(path, files.get(package_init, "")), attribute
+
+
+def touched_methods(base: dict[str, str], reference: dict[str, str], target: str) -> list[str]:
+    """Public methods of class `target` ("module:Class") the reference defines differently from the base."""
+    reference_source, name = _source(reference, target)
+    base_source, _ = _source(base, target)
+    after = _methods(_class_node(reference_source, name))
+    before = _methods(_class_node(base_source, name))
+    return [
+        method
+        for method, node in after.items()
+        if not method.startswith("_") and (method not in before or ast.dump(before[method]) != ast.dump(node))
+    ]
+
+
+def touched_names(base: dict[str, str], reference: dict[str, str]) -> set[str]:
+    """Names of every function and method the reference changes (a script command of that name runs it)."""
+    names: set[str] = set()
+    for path, source in reference.items():
+        if not path.endswith(".py") or base.get(path) == source:
+            continue
+        try:
+            after, before = ast.parse(source), ast.parse(base.get(path, ""))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        old = {
+            n.name: ast.dump(n)
+            for n in ast.walk(before)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        }
+        for node in ast.walk(after):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and old.get(node.name) != ast.dump(
+                node
+            ):
+                names.add(node.name)
+    return names
+
+
+def _add(values: dict[str, list[Any]], name: str, value: Any) -> None:
+    row = values.setdefault(name, [])
+    if value not in row:
+        row.append(value)
+
+
+def _entities(templates: list[tuple[str, list[Any]]]) -> list[str]:
+    found: list[str] = []
+    for _, args in templates:
+        first = next((a for a in args if isinstance(a, str)), None)
+        if first and first not in found:
+            found.append(first)
+    return found
+
+
+def object_pool(
+    scenarios: list[dict[str, Any]], base: dict[str, str], reference: dict[str, str], target: str
+) -> StepPool:
+    """The pool of an object target's sequences: its listed steps and the touched methods no step calls."""
+    reference_source, name = _source(reference, target)
+    methods = _methods(_class_node(reference_source, name))
+    parameters = {m: [a.arg for a in node.args.args[1:]] for m, node in methods.items()}
+    templates: list[tuple[str, list[Any]]] = []
+    values: dict[str, list[Any]] = {}
+    for scenario in scenarios:
+        for method, args in scenario.get("steps") or []:
+            step = (str(method), list(args))
+            if step not in templates:
+                templates.append(step)
+            for parameter, value in zip(parameters.get(str(method), []), args, strict=False):
+                _add(values, parameter, value)
+    touched = touched_methods(base, reference, target)
+    called = {method for method, _ in templates}
+    for method in touched:
+        if method in called:
+            continue
+        node = methods[method]
+        wanted = parameters[method]
+        if node.args.vararg or node.args.kwonlyargs:
+            continue
+        required_count = len(wanted) - len(node.args.defaults)
+        if all(p in values for p in wanted[:required_count]):
+            templates.append((method, [values[p][0] for p in wanted[:required_count]]))
+    present = {method for method, _ in templates}
+    return StepPool(templates, [m for m in touched if m in present], _entities(templates), parameters, values)
+
+
+def script_pool(scripts: list[list[Any]], touched: set[str]) -> StepPool:
+    """The pool of a script argument's sequences: its commands (`[name, *arguments]`)."""
+    templates: list[tuple[str, list[Any]]] = []
+    values: dict[str, list[Any]] = {}
+    for script in scripts:
+        for command in script:
+            if not (isinstance(command, list) and command and isinstance(command[0], str)):
+                continue
+            step = (command[0], list(command[1:]))
+            if step not in templates:
+                templates.append(step)
+            for index, value in enumerate(command[1:]):
+                _add(values, f"{command[0]}#{index}", value)
+    parameters = {head: [f"{head}#{i}" for i in range(len(args))] for head, args in templates}
+    required = sorted({head for head, _ in templates if head in touched})
+    return StepPool(templates, required, _entities(templates), parameters, values)
+
+
+def _varied(
+    rng: random.Random, pool: StepPool, step: tuple[str, list[Any]], entities: list[str]
+) -> list[Any]:
+    method, args = step
+    out = list(args)
+    first = next((i for i, a in enumerate(args) if isinstance(a, str) and a in pool.entities), None)
+    names = pool.parameters.get(method, [])
+    for index, value in enumerate(args):
+        if index == first and entities:
+            out[index] = rng.choice(entities)
+        elif index < len(names) and rng.random() < 0.5:
+            seen = [v for v in pool.values.get(names[index], []) if type(v) is type(value)]
+            if seen:
+                out[index] = rng.choice(seen)
+    return out
+
+
+def _on_entity(pool: StepPool, step: tuple[str, list[Any]], entity: str) -> tuple[str, list[Any]]:
+    """`step` with its first entity argument replaced by `entity`."""
+    method, args = step
+    first = next((i for i, a in enumerate(args) if isinstance(a, str) and a in pool.entities), None)
+    if first is None:
+        return method, list(args)
+    return method, [*args[:first], entity, *args[first + 1 :]]
+
+
+def paired_sequences(
+    pool: StepPool, origins: list[list[tuple[str, list[Any]]]]
+) -> list[list[tuple[str, list[Any]]]]:
+    """For the first origin with entities: its first steps, then each other kind of step on its first
+    entity followed by each touched method on that entity (a key written then deleted, then its
+    history read): every step's effect on the touched method shows at least once."""
+    if not pool.required:
+        return []
+    origin = next((o for o in origins if _entities(o[:PREFIX_STEPS])), None)
+    if origin is None:
+        return []
+    prefix = origin[:PREFIX_STEPS]
+    entity = _entities(prefix)[0]
+    rows: list[list[list[tuple[str, list[Any]]]]] = []
+    for required in pool.required:
+        touched = next(t for t in pool.templates if t[0] == required)
+        kinds: list[str] = []
+        row: list[list[tuple[str, list[Any]]]] = []
+        done = {method for method, _ in prefix}  # kinds the prefix already makes come last
+        for step in sorted(pool.templates, key=lambda t: t[0] in done):
+            if step[0] == required or step[0] in kinds:
+                continue
+            kinds.append(step[0])
+            row.append([*prefix, _on_entity(pool, step, entity), _on_entity(pool, touched, entity)])
+        rows.append(row)
+    # taken in turn, so a budget cut keeps some pairs of every touched method
+    return [sequence for group in itertools.zip_longest(*rows) for sequence in group if sequence is not None]
+
+
+PREFIX_STEPS = 2  # the origin scenario's first steps, kept as they are (what sets the entities up)
+
+
+def draw_sequences(
+    pool: StepPool, seed: str, count: int, origins: list[list[tuple[str, list[Any]]]]
+) -> list[list[tuple[str, list[Any]]]]:
+    """`count` step sequences drawn from `pool`, the same for the same seed: sequence i starts with
+    the first steps of origin i (in turn), its entities those they name (one more on every other
+    sequence); the touched methods appear in each, the last of them as the last step."""
+    if not pool.templates or count <= 0:
+        return []
+    rng = random.Random(zlib.crc32(seed.encode()))
+    sequences: list[list[tuple[str, list[Any]]]] = []
+    seen: set[str] = set()
+    for drawn in paired_sequences(pool, origins)[: count * 3 // 4]:
+        seen.add(json.dumps(drawn))
+        sequences.append(drawn)
+    for attempt in range(count * 4):
+        if len(sequences) >= count:
+            break
+        prefix = origins[attempt % len(origins)][:PREFIX_STEPS] if origins else []
+        entities = _entities(prefix)[:2]
+        others = [e for e in pool.entities if e not in entities]
+        wanted = 2 + attempt % 2 - len(entities)
+        entities += rng.sample(others, min(len(others), max(0, wanted)))
+        length = rng.randint(MIN_STEPS, MAX_STEPS) - len(prefix)
+        steps = [rng.choice(pool.templates) for _ in range(max(2, length))]
+        for required in pool.required:
+            chosen = [t for t in pool.templates if t[0] == required]
+            if not any(step[0] == required for step in steps[:-1]):
+                steps[rng.randrange(len(steps) - 1)] = rng.choice(chosen)
+        last = rng.choice(pool.required) if pool.required else None
+        if last is not None:
+            steps[-1] = rng.choice([t for t in pool.templates if t[0] == last])
+        drawn = [*prefix, *((step[0], _varied(rng, pool, step, entities)) for step in steps)]
+        key = json.dumps(drawn)
+        if key not in seen:
+            seen.add(key)
+            sequences.append(drawn)
+    return sequences
+
+
+def _script_position(args: list[Any]) -> int | None:
+    return next(
+        (
+            i
+            for i, value in enumerate(args)
+            if isinstance(value, list)
+            and value
+            and all(isinstance(c, list) and c and isinstance(c[0], str) for c in value)
+        ),
+        None,
+    )
+
+
+def sequence_checks(
+    scenarios: list[dict[str, Any]], base: dict[str, str], reference: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The generated sequences of a task (see the module docstring), at most MAX_SEQUENCES in all,
+    shared in turn between its object targets and script targets."""
+    listed = [s for s in scenarios if not s.get("generated") and not s.get("derived")]
+    makers: list[tuple[str, StepPool, Any]] = []
+    objects: dict[str, list[dict[str, Any]]] = {}
+    for s in listed:
+        if s.get("kind") == "object" and s.get("steps"):
+            objects.setdefault(str(s.get("target")), []).append(s)
+    for target, group in objects.items():
+        makers.append((OBJECT_SEQUENCE, object_pool(group, base, reference, target), group))
+    scripts: dict[str, list[tuple[dict[str, Any], int]]] = {}
+    for s in listed:
+        position = _script_position(list(s.get("args") or [])) if s.get("kind") == "call" else None
+        if position is not None:
+            scripts.setdefault(str(s.get("target")), []).append((s, position))
+    touched = touched_names(base, reference)
+    for group in scripts.values():
+        pool = script_pool([s["args"][p] for s, p in group], touched)
+        makers.append((SCRIPT_SEQUENCE, pool, group))
+    if not makers:
+        return []
+    share = [MAX_SEQUENCES // len(makers) + (i < MAX_SEQUENCES % len(makers)) for i in range(len(makers))]
+    checks: list[dict[str, Any]] = []
+    for (label, pool, group), count in zip(makers, share, strict=True):
+        target = str(group[0][0].get("target") if label == SCRIPT_SEQUENCE else group[0].get("target"))
+        origins = [
+            [(str(m), list(a)) for m, a in s.get("steps") or []]
+            if label == OBJECT_SEQUENCE
+            else [(c[0], list(c[1:])) for c in s[0]["args"][s[1]]]
+            for s in group
+        ]
+        for number, steps in enumerate(draw_sequences(pool, f"{label}:{target}", count, origins)):
+            if label == OBJECT_SEQUENCE:
+                origin = group[number % len(group)]
+                checks.append({**origin, "steps": [[m, a] for m, a in steps], "derived": label})
+            else:
+                origin, position = group[number % len(group)]
+                args = list(origin.get("args") or [])
+                args[position] = [[m, *a] for m, a in steps]
+                checks.append({**origin, "args": args, "derived": label})
+    return checks
+
+
+def sequence_kept(check: dict[str, Any], value: Any) -> bool:
+    """Whether a generated sequence is compared: only where the reference finishes it without raising."""
+    if check.get("derived") not in SEQUENCE_LABELS:
+        return True
+    if not isinstance(value, dict) or "raises" in value or "init" in value:
+        return False
+    return not any(isinstance(step, dict) and "raises" in step for step in value.get("steps") or [])
+
+
+def observed_attributes(base: dict[str, str], reference: dict[str, str], target: str) -> list[str]:
+    """Public attributes (`self.name = ...`) the reference's class `target` sets that the base's class
+    sets too: state of the object the agent can see and a caller reads (`cache.stats`)."""
+    found: list[list[str]] = []
+    for files in (reference, base):
+        source, name = _source(files, target)
+        node = _class_node(source, name)
+        names: list[str] = []
+        for item in ast.walk(node) if node is not None else []:
+            targets = (
+                item.targets
+                if isinstance(item, ast.Assign)
+                else [item.target]
+                if isinstance(item, ast.AugAssign | ast.AnnAssign)
+                else []
+            )
+            for t in targets:
+                if (
+                    isinstance(t, ast.Attribute)
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id == "self"
+                    and not t.attr.startswith("_")
+                    and t.attr not in names
+                ):
+                    names.append(t.attr)
+        found.append(names)
+    return [n for n in found[0] if n in found[1]]
+
+
+def with_observed_state(
+    scenarios: list[dict[str, Any]], base: dict[str, str], reference: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Object scenarios marked with the public attributes the sandbox reads after each step."""
+    cache: dict[str, list[str]] = {}
+    out: list[dict[str, Any]] = []
+    for s in scenarios:
+        if s.get("kind") == "object":
+            target = str(s.get("target"))
+            if target not in cache:
+                cache[target] = observed_attributes(base, reference, target)
+            if cache[target]:
+                s = {**s, "observe": cache[target]}
+        out.append(s)
+    return out

@@ -4,7 +4,9 @@ object's observable state (issue 31), on a small repository of our own graded by
 Wrong fixes (each passed before sequences and observed state were derived): an eviction counter
 never incremented (state a caller reads, not a return value); the history of a key dropped once it
 is deleted (a method the scenario reads, after a step it never makes first), both on an object and
-through a command script. Right fixes written otherwise still pass: a history kept in another
+through a command script; a running balance over every account (the listed command line never
+posts to another account first); amounts formatted without the thousands separator the named
+formatter shows (no listed amount reaches 1,000). Right fixes written otherwise still pass: a history kept in another
 structure; a counter bumped in another place.
 """
 
@@ -108,6 +110,43 @@ def run_script(commands: list[list[str]]) -> list[object]:
         else:
             raise ValueError(f"unknown command {verb}")
     return results
+
+
+def money(cents: int) -> str:
+    """Cents as "1,234.05"."""
+    return f"{cents / 100:,.2f}"
+
+
+class Book:
+    def __init__(self) -> None:
+        self.postings: list[tuple[str, int]] = []
+
+
+def statement(book: Book, name: str) -> list[str]:
+    """One line per posting of `name`: "amount -> running balance of `name`", as `money` shows them."""
+    running = 0
+    lines: list[str] = []
+    for account, cents in book.postings:
+        if account != name:
+            continue
+        running += cents
+        lines.append(f"{money(cents)} -> {money(running)}")
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    """Commands `add:NAME:CENTS` and `statement:NAME` (prints the statement's lines)."""
+    book = Book()
+    for word in argv:
+        verb, *args = word.split(":")
+        if verb == "add":
+            book.postings.append((args[0], int(args[1])))
+        elif verb == "statement":
+            print("\\n".join(statement(book, args[0])))
+        else:
+            print(f"unknown command {verb}")
+            return 2
+    return 0
 '''
 
 PUT_BODY = """        if key in self._data:
@@ -123,7 +162,20 @@ PUT_BODY = """        if key in self._data:
 """
 HISTORY_BODY = "        return [value for written, value in self._written if written == key]\n"
 STUB = '        raise NotImplementedError("not implemented yet")\n'
-BASE = REFERENCE.replace(PUT_BODY, STUB).replace(HISTORY_BODY, STUB)
+STATEMENT_BODY = """    running = 0
+    lines: list[str] = []
+    for account, cents in book.postings:
+        if account != name:
+            continue
+        running += cents
+        lines.append(f"{money(cents)} -> {money(running)}")
+    return lines
+"""
+BASE = (
+    REFERENCE.replace(PUT_BODY, STUB)
+    .replace(HISTORY_BODY, STUB)
+    .replace(STATEMENT_BODY, '    raise NotImplementedError("not implemented yet")\n')
+)
 SCENARIOS = [
     {
         "kind": "object",
@@ -148,11 +200,13 @@ SCENARIOS = [
         "target": "shop.core:run_script",
         "args": [[["put", "x", "1"], ["put", "y", "2"], ["history", "x"], ["delete", "y"], ["get", "y"]]],
     },
+    {"kind": "cli", "target": "shop.core:main", "argv": ["add:a:1050", "add:b:225", "statement:a"]},
+    {"kind": "cli", "target": "shop.core:main", "argv": ["statement:a", "frob"]},
 ]
 TASK = one_module_task(
     "shop-sequences",
     "Feature request: `shop.core.Cache.put` and `shop.core.Store.history` raise NotImplementedError."
-    " Implement them as their docstrings say.",
+    " `shop.core.statement` too. Implement them as their docstrings say.",
     "shop/core.py",
     BASE,
     REFERENCE,
@@ -172,6 +226,20 @@ WRONG = {
     # the history of a deleted key is gone (a join with the live keys)
     "history of a deleted key dropped": _with(
         (HISTORY_BODY, "        return [v for k, v in self._written if k == key and key in self._live]\n")
+    ),
+    # the running balance adds every account's postings (the listed line has only `a`'s before it)
+    "running balance of every account": _with(
+        (
+            "        if account != name:\n            continue\n        running += cents\n",
+            "        running += cents\n        if account != name:\n            continue\n",
+        )
+    ),
+    # amounts formatted without the thousands separator `money` shows (no listed amount reaches 1,000)
+    "amounts without the formatter": _with(
+        (
+            '        lines.append(f"{money(cents)} -> {money(running)}")\n',
+            '        lines.append(f"{cents / 100:.2f} -> {running / 100:.2f}")\n',
+        )
     ),
 }
 
@@ -213,7 +281,7 @@ def test_sequences_are_deterministic_and_bounded() -> None:
     assert first == sequence_checks(SCENARIOS, base, reference)
     assert 0 < len(first) <= MAX_SEQUENCES
     for check in first:
-        steps = check.get("steps") or check["args"][0]
+        steps = check.get("steps") or check.get("argv") or check["args"][0]
         assert len(steps) <= MAX_STEPS
     # a key written, then deleted, then its history read: on the object and through the script
     objects = [[m for m, _ in c["steps"]] for c in first if c["kind"] == "object"]

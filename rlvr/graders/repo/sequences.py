@@ -29,6 +29,7 @@ import ast
 import itertools
 import json
 import random
+import re
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,19 @@ def touched_methods(base: dict[str, str], reference: dict[str, str], target: str
     ]
 
 
+def _definitions(tree: ast.Module) -> dict[str, str]:
+    """{qualified name: its dump} for a module's top-level functions and its classes' methods."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[node.name] = ast.dump(node)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found[f"{node.name}.{item.name}"] = ast.dump(item)
+    return found
+
+
 def touched_names(base: dict[str, str], reference: dict[str, str]) -> set[str]:
     """Names of every function and method the reference changes (a script command of that name runs it)."""
     names: set[str] = set()
@@ -99,19 +113,10 @@ def touched_names(base: dict[str, str], reference: dict[str, str]) -> set[str]:
         if not path.endswith(".py") or base.get(path) == source:
             continue
         try:
-            after, before = ast.parse(source), ast.parse(base.get(path, ""))
+            after, before = _definitions(ast.parse(source)), _definitions(ast.parse(base.get(path, "")))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        old = {
-            n.name: ast.dump(n)
-            for n in ast.walk(before)
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-        }
-        for node in ast.walk(after):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and old.get(node.name) != ast.dump(
-                node
-            ):
-                names.add(node.name)
+        names.update(name.rsplit(".", 1)[-1] for name, dump in after.items() if before.get(name) != dump)
     return names
 
 
@@ -162,6 +167,12 @@ def object_pool(
     return StepPool(templates, [m for m in touched if m in present], _entities(templates), parameters, values)
 
 
+def runs_touched(head: str, touched: set[str]) -> bool:
+    """Whether a script command named `head` reads as running a touched function or method: its name,
+    or one word of it (`free` for `free_rooms`, `history` for `key_history`)."""
+    return any(head == name or head in name.split("_") for name in touched)
+
+
 def script_pool(scripts: list[list[Any]], touched: set[str]) -> StepPool:
     """The pool of a script argument's sequences: its commands (`[name, *arguments]`)."""
     templates: list[tuple[str, list[Any]]] = []
@@ -176,7 +187,7 @@ def script_pool(scripts: list[list[Any]], touched: set[str]) -> StepPool:
             for index, value in enumerate(command[1:]):
                 _add(values, f"{command[0]}#{index}", value)
     parameters = {head: [f"{head}#{i}" for i in range(len(args))] for head, args in templates}
-    required = sorted({head for head, _ in templates if head in touched})
+    required = sorted({head for head, _ in templates if runs_touched(head, touched)})
     return StepPool(templates, required, _entities(templates), parameters, values)
 
 
@@ -206,56 +217,89 @@ def _on_entity(pool: StepPool, step: tuple[str, list[Any]], entity: str) -> tupl
     return method, [*args[:first], entity, *args[first + 1 :]]
 
 
-def paired_sequences(
-    pool: StepPool, origins: list[list[tuple[str, list[Any]]]]
-) -> list[list[tuple[str, list[Any]]]]:
-    """For the first origin with entities: its first steps, then each other kind of step on its first
-    entity followed by each touched method on that entity (a key written then deleted, then its
-    history read): every step's effect on the touched method shows at least once."""
-    if not pool.required:
+Steps = list[tuple[str, list[Any]]]
+
+
+def paired_sequences(pool: StepPool, origins: list[Steps]) -> list[tuple[int, Steps]]:
+    """(origin index, steps) for the first origin with entities: the origin with its first two steps
+    swapped (entities made in another order: a listing "by name" the listed order already has); with
+    its amounts scaled past a thousands separator (`scaled_amount`); its
+    first steps, then each other kind of step on its first entity followed by each touched method on
+    that entity (a key written then deleted, then its history read), and that with the same step on
+    the origin's second entity first (two accounts' postings interleaved)."""
+    number = next((i for i, o in enumerate(origins) if _entities(o[:PREFIX_STEPS])), None)
+    if number is None:
         return []
-    origin = next((o for o in origins if _entities(o[:PREFIX_STEPS])), None)
-    if origin is None:
-        return []
+    origin = origins[number]
     prefix = origin[:PREFIX_STEPS]
-    entity = _entities(prefix)[0]
-    rows: list[list[list[tuple[str, list[Any]]]]] = []
+    entity, second = (_entities(prefix) + [None])[:2]
+    assert entity is not None
+    swapped = [prefix[::-1] + origin[PREFIX_STEPS:MAX_STEPS]] if len(prefix) == PREFIX_STEPS else []
+    rows: list[list[Steps]] = []
+    done = {method for method, _ in prefix}  # kinds the prefix already makes come last
     for required in pool.required:
         touched = next(t for t in pool.templates if t[0] == required)
         kinds: list[str] = []
-        row: list[list[tuple[str, list[Any]]]] = []
-        done = {method for method, _ in prefix}  # kinds the prefix already makes come last
+        row: list[Steps] = []
+        mixed: list[Steps] = []
         for step in sorted(pool.templates, key=lambda t: t[0] in done):
             if step[0] == required or step[0] in kinds:
                 continue
             kinds.append(step[0])
             row.append([*prefix, _on_entity(pool, step, entity), _on_entity(pool, touched, entity)])
-        rows.append(row)
+            if second is not None:  # the same step on the other entity first: two entities interleaved
+                step_twice = [_on_entity(pool, step, second), _on_entity(pool, step, entity)]
+                mixed.append([*prefix, *step_twice, _on_entity(pool, touched, entity)])
+        rows += [row, mixed]
     # taken in turn, so a budget cut keeps some pairs of every touched method
-    return [sequence for group in itertools.zip_longest(*rows) for sequence in group if sequence is not None]
+    paired = [
+        sequence for group in itertools.zip_longest(*rows) for sequence in group if sequence is not None
+    ]
+    scaled = [[(m, [scaled_amount(a) for a in args]) for m, args in origin[:MAX_STEPS]]]
+    scaled = [steps for steps in scaled if steps != origin[:MAX_STEPS]]
+    # the first pair first (the touched method after the step most likely to matter), then the rest
+    return [(number, steps) for steps in paired[:1] + swapped + scaled + paired[1:]]
+
+
+DECIMAL = re.compile(r"-?\d+(\.\d+)?")
+SCALE = 1001
+
+
+def scaled_amount(value: Any) -> Any:
+    """A number (or a decimal string) times SCALE: signs, zeros and every order between amounts kept
+    (what a precondition reads), the digits past a thousands separator (what a formatter shows)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value * SCALE
+    if isinstance(value, str) and DECIMAL.fullmatch(value):
+        places = len(value.partition(".")[2])
+        return f"{float(value) * SCALE:.{places}f}" if places else str(int(value) * SCALE)
+    return value
 
 
 PREFIX_STEPS = 2  # the origin scenario's first steps, kept as they are (what sets the entities up)
 
 
-def draw_sequences(
-    pool: StepPool, seed: str, count: int, origins: list[list[tuple[str, list[Any]]]]
-) -> list[list[tuple[str, list[Any]]]]:
-    """`count` step sequences drawn from `pool`, the same for the same seed: sequence i starts with
-    the first steps of origin i (in turn), its entities those they name (one more on every other
-    sequence); the touched methods appear in each, the last of them as the last step."""
-    if not pool.templates or count <= 0:
+def draw_sequences(pool: StepPool, seed: str, count: int, origins: list[Steps]) -> list[tuple[int, Steps]]:
+    """`count` (origin index, steps) drawn from `pool`, the same for the same seed: the paired
+    sequences first, then random ones, each starting with the first steps of an origin (in turn),
+    its entities those they name (one more on every other sequence); the touched methods appear in
+    each, one of them as the last step."""
+    if not pool.templates or count <= 0 or not origins:
         return []
     rng = random.Random(zlib.crc32(seed.encode()))
-    sequences: list[list[tuple[str, list[Any]]]] = []
+    sequences: list[tuple[int, Steps]] = []
     seen: set[str] = set()
-    for drawn in paired_sequences(pool, origins)[: count * 3 // 4]:
-        seen.add(json.dumps(drawn))
-        sequences.append(drawn)
+    for number, drawn in paired_sequences(pool, origins)[: count - count // 4]:
+        if json.dumps(drawn) not in seen:
+            seen.add(json.dumps(drawn))
+            sequences.append((number, drawn))
     for attempt in range(count * 4):
         if len(sequences) >= count:
             break
-        prefix = origins[attempt % len(origins)][:PREFIX_STEPS] if origins else []
+        number = attempt % len(origins)
+        prefix = origins[number][:PREFIX_STEPS]
         entities = _entities(prefix)[:2]
         others = [e for e in pool.entities if e not in entities]
         wanted = 2 + attempt % 2 - len(entities)
@@ -270,10 +314,9 @@ def draw_sequences(
         if last is not None:
             steps[-1] = rng.choice([t for t in pool.templates if t[0] == last])
         drawn = [*prefix, *((step[0], _varied(rng, pool, step, entities)) for step in steps)]
-        key = json.dumps(drawn)
-        if key not in seen:
-            seen.add(key)
-            sequences.append(drawn)
+        if json.dumps(drawn) not in seen:
+            seen.add(json.dumps(drawn))
+            sequences.append((number, drawn))
     return sequences
 
 
@@ -290,49 +333,75 @@ def _script_position(args: list[Any]) -> int | None:
     )
 
 
+COMMAND_SEPARATOR = ":"
+ARGV_POSITION = -1  # a command line whose words are commands (`deposit:a:10.50`), not an argument
+
+
+def _argv_commands(argv: list[Any]) -> list[list[Any]] | None:
+    """A command line whose words are all commands `name:arg:...` (three or more, two or more of
+    them with arguments) as a script; None otherwise."""
+    words = [w for w in argv if isinstance(w, str)]
+    if len(words) != len(argv) or len(words) < 3 or any(w.startswith("-") or not w for w in words):
+        return None
+    commands = [w.split(COMMAND_SEPARATOR) for w in words]
+    if sum(len(c) > 1 for c in commands) < 2 or not all(c[0].isidentifier() for c in commands):
+        return None
+    return [list(c) for c in commands]
+
+
+def _script_of(scenario: dict[str, Any], position: int) -> list[list[Any]]:
+    if position == ARGV_POSITION:
+        return _argv_commands(list(scenario.get("argv") or [])) or []
+    return scenario["args"][position]
+
+
+def _with_script(scenario: dict[str, Any], position: int, steps: Steps) -> dict[str, Any]:
+    if position == ARGV_POSITION:
+        argv = [COMMAND_SEPARATOR.join([m, *(str(a) for a in args)]) for m, args in steps]
+        return {**scenario, "argv": argv, "derived": SCRIPT_SEQUENCE}
+    args = list(scenario.get("args") or [])
+    args[position] = [[m, *a] for m, a in steps]
+    return {**scenario, "args": args, "derived": SCRIPT_SEQUENCE}
+
+
 def sequence_checks(
     scenarios: list[dict[str, Any]], base: dict[str, str], reference: dict[str, str]
 ) -> list[dict[str, Any]]:
     """The generated sequences of a task (see the module docstring), at most MAX_SEQUENCES in all,
-    shared in turn between its object targets and script targets."""
+    shared between its object targets and script targets (script arguments and command lines)."""
     listed = [s for s in scenarios if not s.get("generated") and not s.get("derived")]
-    makers: list[tuple[str, StepPool, Any]] = []
     objects: dict[str, list[dict[str, Any]]] = {}
-    for s in listed:
-        if s.get("kind") == "object" and s.get("steps"):
-            objects.setdefault(str(s.get("target")), []).append(s)
-    for target, group in objects.items():
-        makers.append((OBJECT_SEQUENCE, object_pool(group, base, reference, target), group))
     scripts: dict[str, list[tuple[dict[str, Any], int]]] = {}
     for s in listed:
+        target = str(s.get("target"))
+        if s.get("kind") == "object" and s.get("steps"):
+            objects.setdefault(target, []).append(s)
         position = _script_position(list(s.get("args") or [])) if s.get("kind") == "call" else None
+        if s.get("kind") == "cli" and _argv_commands(list(s.get("argv") or [])):
+            position = ARGV_POSITION
         if position is not None:
-            scripts.setdefault(str(s.get("target")), []).append((s, position))
+            scripts.setdefault(target, []).append((s, position))
     touched = touched_names(base, reference)
-    for group in scripts.values():
-        pool = script_pool([s["args"][p] for s, p in group], touched)
-        makers.append((SCRIPT_SEQUENCE, pool, group))
+    makers: list[tuple[str, StepPool, list[Steps]]] = []
+    for target, group in objects.items():
+        origins = [[(str(m), list(a)) for m, a in s.get("steps") or []] for s in group]
+        makers.append((target, object_pool(group, base, reference, target), origins))
+    for target, entries in scripts.items():
+        commands = [_script_of(s, p) for s, p in entries]
+        origins = [[(c[0], list(c[1:])) for c in script] for script in commands]
+        makers.append((target, script_pool(commands, touched), origins))
     if not makers:
         return []
     share = [MAX_SEQUENCES // len(makers) + (i < MAX_SEQUENCES % len(makers)) for i in range(len(makers))]
     checks: list[dict[str, Any]] = []
-    for (label, pool, group), count in zip(makers, share, strict=True):
-        target = str(group[0][0].get("target") if label == SCRIPT_SEQUENCE else group[0].get("target"))
-        origins = [
-            [(str(m), list(a)) for m, a in s.get("steps") or []]
-            if label == OBJECT_SEQUENCE
-            else [(c[0], list(c[1:])) for c in s[0]["args"][s[1]]]
-            for s in group
-        ]
-        for number, steps in enumerate(draw_sequences(pool, f"{label}:{target}", count, origins)):
-            if label == OBJECT_SEQUENCE:
-                origin = group[number % len(group)]
-                checks.append({**origin, "steps": [[m, a] for m, a in steps], "derived": label})
+    for (target, pool, origins), count in zip(makers, share, strict=True):
+        for number, steps in draw_sequences(pool, target, count, origins):
+            if target in objects:
+                origin = objects[target][number]
+                checks.append({**origin, "steps": [[m, a] for m, a in steps], "derived": OBJECT_SEQUENCE})
             else:
-                origin, position = group[number % len(group)]
-                args = list(origin.get("args") or [])
-                args[position] = [[m, *a] for m, a in steps]
-                checks.append({**origin, "args": args, "derived": label})
+                scenario, position = scripts[target][number]
+                checks.append(_with_script(scenario, position, steps))
     return checks
 
 
@@ -342,6 +411,8 @@ def sequence_kept(check: dict[str, Any], value: Any) -> bool:
         return True
     if not isinstance(value, dict) or "raises" in value or "init" in value:
         return False
+    if "exit" in value:  # a command line: only where the reference exits with success
+        return value.get("exit") == 0
     return not any(isinstance(step, dict) and "raises" in step for step in value.get("steps") or [])
 
 

@@ -6,7 +6,8 @@ never incremented (state a caller reads, not a return value); the history of a k
 is deleted (a method the scenario reads, after a step it never makes first), both on an object and
 through a command script; a running balance over every account (the listed command line never
 posts to another account first); amounts formatted without the thousands separator the named
-formatter shows (no listed amount reaches 1,000). Right fixes written otherwise still pass: a history kept in another
+formatter shows (no listed amount reaches 1,000); jobs in the order pushed where the docstring
+says by priority (the listed pushes are already in that order). Right fixes written otherwise still pass: a history kept in another
 structure; a counter bumped in another place.
 """
 
@@ -19,6 +20,8 @@ from rlvr.graders.repo.sequences import (
     MAX_SEQUENCES,
     MAX_STEPS,
     observed_attributes,
+    reversed_amounts,
+    scaled_amount,
     sequence_checks,
     sequence_kept,
 )
@@ -112,6 +115,18 @@ def run_script(commands: list[list[str]]) -> list[object]:
     return results
 
 
+class Queue:
+    def __init__(self) -> None:
+        self._jobs: list[tuple[str, int]] = []
+
+    def push(self, name: str, priority: int) -> None:
+        self._jobs.append((name, priority))
+
+    def order(self) -> list[str]:
+        """Job names by priority, lowest first (ties in the order pushed)."""
+        return [name for name, _ in sorted(self._jobs, key=lambda job: job[1])]
+
+
 def money(cents: int) -> str:
     """Cents as "1,234.05"."""
     return f"{cents / 100:,.2f}"
@@ -171,8 +186,10 @@ STATEMENT_BODY = """    running = 0
         lines.append(f"{money(cents)} -> {money(running)}")
     return lines
 """
+ORDER_BODY = "        return [name for name, _ in sorted(self._jobs, key=lambda job: job[1])]\n"
 BASE = (
     REFERENCE.replace(PUT_BODY, STUB)
+    .replace(ORDER_BODY, STUB)
     .replace(HISTORY_BODY, STUB)
     .replace(STATEMENT_BODY, '    raise NotImplementedError("not implemented yet")\n')
 )
@@ -201,6 +218,13 @@ SCENARIOS = [
         "args": [[["put", "x", "1"], ["put", "y", "2"], ["history", "x"], ["delete", "y"], ["get", "y"]]],
     },
     {"kind": "cli", "target": "shop.core:main", "argv": ["add:a:1050", "add:b:225", "statement:a"]},
+    # pushed in priority order already
+    {
+        "kind": "object",
+        "target": "shop.core:Queue",
+        "args": [],
+        "steps": [["push", ["build", 1]], ["push", ["test", 2]], ["push", ["ship", 3]], ["order", []]],
+    },
     {"kind": "cli", "target": "shop.core:main", "argv": ["statement:a", "frob"]},
 ]
 TASK = one_module_task(
@@ -241,6 +265,8 @@ WRONG = {
             '        lines.append(f"{cents / 100:.2f} -> {running / 100:.2f}")\n',
         )
     ),
+    # the jobs in the order pushed: the listed pushes are already by priority
+    "order as pushed": _with((ORDER_BODY, "        return [name for name, _ in self._jobs]\n")),
 }
 
 RIGHT = {
@@ -303,3 +329,23 @@ def test_a_sequence_is_compared_only_where_the_reference_finishes_it() -> None:
     assert not sequence_kept(check, {"init": {"raises": "ValueError"}})
     assert not sequence_kept({"kind": "call", "derived": "script-sequence"}, {"raises": "ValueError"})
     assert sequence_kept({"kind": "call", "derived": "call-domain"}, {"raises": "ValueError"})
+    assert not sequence_kept({"kind": "cli", "derived": "script-sequence"}, {"stdout": "", "exit": 2})
+
+
+def test_amounts_reversed_and_scaled_keep_signs_and_shapes() -> None:
+    steps = [("put", ["a", 1, "0.50"]), ("get", ["a"]), ("put", ["b", 3, "2.25"]), ("put", ["a", 0, "-1"])]
+    assert reversed_amounts(steps) == [
+        ("put", ["a", 0, "-1"]),
+        ("get", ["a"]),
+        ("put", ["b", 3, "2.25"]),
+        ("put", ["a", 1, "0.50"]),
+    ]
+    assert [scaled_amount(v) for v in (0, -2, 7, "10.50", "3", "a1", True)] == [
+        0,
+        -2002,
+        7007,
+        "10510.50",
+        "3003",
+        "a1",
+        True,
+    ]

@@ -16,7 +16,7 @@ this derives a few more sequences:
   another step passes for the same parameter;
 - **a touched method in every sequence** (the method the task is about), last and at one other place;
 - seeded by the target's name: the same task always derives the same sequences, within
-  `MAX_SEQUENCES` per task of at most `MAX_STEPS` steps.
+  `MAX_SEQUENCES` per task (`MAX_PER_TARGET` per target) of at most `MAX_STEPS` steps.
 
 A sequence is compared only where the reference finishes every step without raising
 (`sequence_kept`): the reference's answer to a call its documented preconditions reject is not a
@@ -34,7 +34,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-MAX_SEQUENCES = 12  # per task
+MAX_SEQUENCES = 24  # per task
+MAX_PER_TARGET = 8  # per class or script target
 MAX_STEPS = 8
 MIN_STEPS = 4
 OBJECT_SEQUENCE = "object-sequence"
@@ -223,7 +224,8 @@ Steps = list[tuple[str, list[Any]]]
 def paired_sequences(pool: StepPool, origins: list[Steps]) -> list[tuple[int, Steps]]:
     """(origin index, steps) for the first origin with entities: the origin with its first two steps
     swapped (entities made in another order: a listing "by name" the listed order already has); with
-    its amounts scaled past a thousands separator (`scaled_amount`); its
+    its amounts in reverse order (`reversed_amounts`) and scaled past a thousands separator
+    (`scaled_amount`); its
     first steps, then each other kind of step on its first entity followed by each touched method on
     that entity (a key written then deleted, then its history read), and that with the same step on
     the origin's second entity first (two accounts' postings interleaved)."""
@@ -257,8 +259,32 @@ def paired_sequences(pool: StepPool, origins: list[Steps]) -> list[tuple[int, St
     ]
     scaled = [[(m, [scaled_amount(a) for a in args]) for m, args in origin[:MAX_STEPS]]]
     scaled = [steps for steps in scaled if steps != origin[:MAX_STEPS]]
+    reversed_ = [steps for steps in [reversed_amounts(origin[:MAX_STEPS])] if steps != origin[:MAX_STEPS]]
     # the first pair first (the touched method after the step most likely to matter), then the rest
-    return [(number, steps) for steps in paired[:1] + swapped + scaled + paired[1:]]
+    return [(number, steps) for steps in paired[:1] + swapped + reversed_ + scaled + paired[1:]]
+
+
+def _amount(value: Any) -> bool:
+    return (isinstance(value, int | float) and not isinstance(value, bool)) or (
+        isinstance(value, str) and DECIMAL.fullmatch(value) is not None
+    )
+
+
+def reversed_amounts(steps: Steps) -> Steps:
+    """`steps` with the amounts each kind of step passes at each position in reverse order over its
+    occurrences (times 1, 2, 3 written as 3, 2, 1): an order by a number (oldest first, by priority)
+    that the listed order of the steps already has shows."""
+    columns: dict[tuple[str, int], list[int]] = {}
+    for row, (method, args) in enumerate(steps):
+        for index, value in enumerate(args):
+            if _amount(value):
+                columns.setdefault((method, index), []).append(row)
+    out = [(method, list(args)) for method, args in steps]
+    for (_, index), rows in columns.items():
+        values = [steps[row][1][index] for row in rows]
+        for row, value in zip(rows, reversed(values), strict=True):
+            out[row][1][index] = value
+    return out
 
 
 DECIMAL = re.compile(r"-?\d+(\.\d+)?")
@@ -291,7 +317,7 @@ def draw_sequences(pool: StepPool, seed: str, count: int, origins: list[Steps]) 
     rng = random.Random(zlib.crc32(seed.encode()))
     sequences: list[tuple[int, Steps]] = []
     seen: set[str] = set()
-    for number, drawn in paired_sequences(pool, origins)[: count - count // 4]:
+    for number, drawn in paired_sequences(pool, origins)[: count - count // 6]:
         if json.dumps(drawn) not in seen:
             seen.add(json.dumps(drawn))
             sequences.append((number, drawn))
@@ -392,7 +418,8 @@ def sequence_checks(
         makers.append((target, script_pool(commands, touched), origins))
     if not makers:
         return []
-    share = [MAX_SEQUENCES // len(makers) + (i < MAX_SEQUENCES % len(makers)) for i in range(len(makers))]
+    even = [MAX_SEQUENCES // len(makers) + (i < MAX_SEQUENCES % len(makers)) for i in range(len(makers))]
+    share = [min(MAX_PER_TARGET, count) for count in even]
     checks: list[dict[str, Any]] = []
     for (target, pool, origins), count in zip(makers, share, strict=True):
         for number, steps in draw_sequences(pool, target, count, origins):

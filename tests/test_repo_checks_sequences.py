@@ -120,6 +120,9 @@ class Queue:
         self._jobs: list[tuple[str, int]] = []
 
     def push(self, name: str, priority: int) -> None:
+        """Add a job; ValueError unless its priority is positive."""
+        if priority < 1:
+            raise ValueError("priority must be positive")
         self._jobs.append((name, priority))
 
     def order(self) -> list[str]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_SEQUENCES = 24  # per task
-MAX_PER_TARGET = 8  # per class or script target
+MAX_PER_TARGET = 12  # per class or script target
 MAX_STEPS = 8
 MIN_STEPS = 4
 OBJECT_SEQUENCE = "object-sequence"
@@ -238,6 +238,7 @@ def paired_sequences(pool: StepPool, origins: list[Steps]) -> list[tuple[int, St
     assert entity is not None
     swapped = [prefix[::-1] + origin[PREFIX_STEPS:MAX_STEPS]] if len(prefix) == PREFIX_STEPS else []
     rows: list[list[Steps]] = []
+    mixed_rows: list[list[Steps]] = []
     done = {method for method, _ in prefix}  # kinds the prefix already makes come last
     for required in pool.required:
         touched = next(t for t in pool.templates if t[0] == required)
@@ -252,16 +253,19 @@ def paired_sequences(pool: StepPool, origins: list[Steps]) -> list[tuple[int, St
             if second is not None:  # the same step on the other entity first: two entities interleaved
                 step_twice = [_on_entity(pool, step, second), _on_entity(pool, step, entity)]
                 mixed.append([*prefix, *step_twice, _on_entity(pool, touched, entity)])
-        rows += [row, mixed]
+        rows.append(row)
+        mixed_rows.append(mixed)
     # taken in turn, so a budget cut keeps some pairs of every touched method
-    paired = [
-        sequence for group in itertools.zip_longest(*rows) for sequence in group if sequence is not None
-    ]
+    paired, interleaved = (
+        [sequence for group in itertools.zip_longest(*table) for sequence in group if sequence is not None]
+        for table in (rows, mixed_rows)
+    )
     scaled = [[(m, [scaled_amount(a) for a in args]) for m, args in origin[:MAX_STEPS]]]
     scaled = [steps for steps in scaled if steps != origin[:MAX_STEPS]]
     reversed_ = [steps for steps in [reversed_amounts(origin[:MAX_STEPS])] if steps != origin[:MAX_STEPS]]
     # the first pair first (the touched method after the step most likely to matter), then the rest
-    return [(number, steps) for steps in paired[:1] + swapped + reversed_ + scaled + paired[1:]]
+    firsts = paired[:1] + swapped + reversed_ + scaled + interleaved[:1]
+    return [(number, steps) for steps in firsts + paired[1:] + interleaved[1:]]
 
 
 def _amount(value: Any) -> bool:

@@ -21,7 +21,8 @@ import itertools
 import random
 import re
 import secrets
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -29,6 +30,7 @@ from typing import Any
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
+from rlvr.graders.math.rounding import StatedDecimal, rounds_to, stated_decimals
 from rlvr.specs.math_settings import MathSettings
 
 MAX_ANSWER_CHARS = 1000
@@ -63,6 +65,8 @@ class Rules:
     strict: bool = True
     relation: str = "auto"
     relation_as_set: bool = True
+    # decimal literals the answer and the reference write (rlvr/graders/math/rounding.py), by exact value
+    decimals: Mapping[Fraction, StatedDecimal] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: MathSettings | None) -> Rules:
@@ -115,7 +119,7 @@ _UNIT_WORDS = re.compile(r"^(-?\d[\d.,]*)\s+[A-Za-z]{2,}(?:\s+[A-Za-z]+)*(?:\^\{
 _REPEATING = re.compile(r"^(-?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}$")
 _TEXT_COMMAND = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit|mbox|operatorname)\s*\{([^{}]*)\}")
 _INFINITY_WORD = re.compile(r"(?<![A-Za-z\\])(?:oo|inf|infinity|infty)(?![A-Za-z])", re.IGNORECASE)
-_THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_THOUSANDS = re.compile(r"^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")  # `0,111` is no thousands number
 _SCIENTIFIC = re.compile(r"^(-?\d+(?:\.\d+)?)[eE]([+-]?\d+)$")
 _CHOICE = re.compile(r"^\(?([A-Ea-e])\)?$")
 _WORDS = re.compile(r"^[A-Za-z][A-Za-z'\- ]*[A-Za-z]$")
@@ -420,6 +424,8 @@ def expressions_equal(a: Any, b: Any, rules: Rules) -> bool:
     a, b = exact(a), exact(b)
     if a == b or _rebuilt(a) == _rebuilt(b):
         return True
+    if not rules.approximate and (rounds_to(a, b, rules.decimals) or rounds_to(b, a, rules.decimals)):
+        return True  # `0.3333` for 1/3: a decimal correctly rounding a number no finite decimal can write
     if not a.free_symbols and not b.free_symbols and _clearly_different(a, b):
         return False  # numbers that differ at 30 digits: no need for simplify (slow on nested radicals)
     symbols = a.free_symbols | b.free_symbols
@@ -513,10 +519,13 @@ def sets_equal(a: Any, b: Any, rules: Rules) -> bool:
         return multisets_equal(list(a.args), list(b.args), rules)
     if a == b:
         return True
-    if rules.approximate and isinstance(a, sympy.Interval) and isinstance(b, sympy.Interval):
-        return (a.left_open, a.right_open) == (b.left_open, b.right_open) and all(
-            expressions_equal(x, y, rules) for x, y in ((a.start, b.start), (a.end, b.end))
-        )
+    if (
+        isinstance(a, sympy.Interval)
+        and isinstance(b, sympy.Interval)
+        and (a.left_open, a.right_open) == (b.left_open, b.right_open)
+        and all(expressions_equal(x, y, rules) for x, y in ((a.start, b.start), (a.end, b.end)))
+    ):
+        return True  # endpoint by endpoint: a numeric setting, or a rounded decimal endpoint (`(0.6, 2.6667]`)
     symmetric = sympy.Union(sympy.Complement(a, b), sympy.Complement(b, a))
     return symmetric is sympy.S.EmptySet or bool(symmetric.is_empty)
 
@@ -610,6 +619,7 @@ def structurally_equal(candidate: str, reference: str, rules: Rules) -> bool:
             items = [parse_expression(item) for item in collection.items]
             return multisets_equal(list(expanded.args), items, rules)
         return False
+    cs = _without_repeated_solutions(cs, rs, rules)
     if len(cs.items) != len(rs.items):
         return False
     if cs.kind in ordered or rs.kind in ordered:
@@ -629,6 +639,35 @@ def structurally_equal(candidate: str, reference: str, rules: Rules) -> bool:
         else:
             return False
     return True
+
+
+MAX_SOLUTIONS_DEDUPLICATED = 100
+
+
+def _without_repeated_solutions(candidate: Shape, reference: Shape, rules: Rules) -> Shape:
+    """A list or set of tuple solutions (`(3, 17, 3, 7), (17, 3, 3, 7), ...`) that writes one solution twice
+    names the same solutions: the repeat is dropped, only when every item on both sides is a tuple, the
+    repeat is written the same way (spaces aside), and the reference's own solutions are distinct. A tuple is
+    a solution of a system, where a repeat adds no claim; scalar lists keep every item (`1, 2, 2` lists a
+    double root, and is not `1, 2`), and nothing else changes: every remaining item must still match one of
+    the reference's, and none may be missing (`(1, 2), (1, 2), (3, 4)` is not `(1, 2), (5, 6)`)."""
+    if rules.relation == "tuple" or not (
+        candidate.kind in ("list", "set")
+        and reference.kind in ("list", "set")
+        and len(reference.items) < len(candidate.items) <= MAX_SOLUTIONS_DEDUPLICATED
+        and all(shape_of(item).kind == "tuple" for item in candidate.items + reference.items)
+    ):
+        return candidate
+    if len({_spaceless(item) for item in reference.items}) < len(reference.items):
+        return candidate
+    kept: dict[str, str] = {}
+    for item in candidate.items:
+        kept.setdefault(_spaceless(item), item)
+    return Shape(candidate.kind, list(kept.values()), candidate.text)
+
+
+def _spaceless(text: str) -> str:
+    return re.sub(r"\s+", "", text)
 
 
 _DECIMAL = re.compile(r"\d\.\d|\\overline")
@@ -769,6 +808,72 @@ def _decimal_comma(candidate: str, reference: str) -> str:
     return candidate
 
 
+_PLAIN_DECIMAL = re.compile(r"^-?\d+\.\d+$")
+
+
+def _reference_decimal_comma(candidate: str, reference: str) -> bool:
+    """The reference `1,22` or `0,111` (one comma, no space, not a thousands group) is written the way a
+    decimal comma is; read that way, it equals the answer `1.22` / `0.111` with exactly that value. The list
+    reading stays (`1, 22` still passes): the reference is trusted text, and a spelling that fits only one
+    of its two readings is no hedge. An answer's own comma is never read as a decimal point here, and a list,
+    a spaced `1, 22`, or a thousands group (`1,222`) in the reference is not ambiguous, so none is read so."""
+    if not (_DECIMAL_COMMA.match(reference) and _PLAIN_DECIMAL.match(candidate)):
+        return False
+    try:
+        return Decimal(reference.replace(",", ".")) == Decimal(candidate)
+    except InvalidOperation:
+        return False
+
+
+_APPROX = r"(?:\\approx(?![A-Za-z])|≈)"
+_NAME_APPROX = re.compile(rf"^\s*({_NAME})\s*{_APPROX}\s*(.+?)\s*$")
+_NAME_EXACT_APPROX = re.compile(rf"^\s*({_NAME})\s*=\s*(.+?)\s*{_APPROX}\s*(.+?)\s*$")
+_ANY_RELATION = re.compile(
+    r"\\(?:sim|approx|simeq|cong|equiv|propto|[lg]eq|neq|in|mid|pm|mp|lor|land|vee|wedge)(?![A-Za-z])|[=<>≈|±∓]"
+)
+
+
+def _approximation_as_value(candidate: str, reference: str) -> str:
+    """Against a reference that is a bare value (no relation of its own):
+
+    - `x \\approx 11` is read as `x = 11`: the unknown's value, stated as approximate. The value is then
+      compared like any other (exactly, or as a rounded decimal under rlvr/graders/math/rounding.py), so
+      `x \\approx 10` is not 11 and `x \\approx 0.33` is not 1/3;
+    - `x = \\frac{1}{3} \\approx 0.33` is read as `x = \\frac{1}{3}`: the exact value is the answer, what follows
+      `\\approx` is a gloss (a slip in the gloss does not fail an exact answer, and the gloss never counts:
+      `x = 26 \\approx 25` is 26, not 25).
+
+    Either way one position decides, so a text passes for one reference value at most: no hedge. The left
+    side must be a name (as in `x = 5`): `26 \\approx 25`, `\\approx 25` and `11 \\approx x` stay relations,
+    and a value side holding another relation (`x \\approx 11 \\approx 12`, `x \\approx 11 = 12`) is not read."""
+    if _ANY_RELATION.search(reference):
+        return candidate
+    exact_first = _NAME_EXACT_APPROX.match(candidate)
+    if exact_first and not any(_ANY_RELATION.search(part) for part in exact_first.group(2, 3)):
+        return f"{exact_first.group(1)} = {exact_first.group(2)}"
+    approximate = _NAME_APPROX.match(candidate)
+    if approximate and not _ANY_RELATION.search(approximate.group(2)):
+        return f"{approximate.group(1)} = {approximate.group(2)}"
+    return candidate
+
+
+_MATH_DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+
+
+def _tex_group_as_list(text: str) -> str:
+    """`${1,3}$`: in math mode an unescaped `{...}` is a TeX group, which typesets as `1,3` (a set is written
+    `\\{1,3\\}`), so it is read as the bare list `1, 3` — order kept against a tuple, as for any bare list
+    (`${3,1}$` is not `(1,3)`). Only inside explicit math delimiters: a plain-text `{1, 3}` is a set."""
+    inner = text.strip()
+    for opener, closer in _MATH_DELIMITERS:
+        if inner.startswith(opener) and inner.endswith(closer) and len(inner) > 2 * len(opener):
+            body = inner[len(opener) : -len(closer)].strip()
+            if _encloses(body, "{", "}") and "," in body:
+                return body[1:-1]
+            return text
+    return text
+
+
 def _math_verify_may_override(candidate: str, reference: str, rules: Rules) -> bool:
     """Whether math-verify may turn a structural "not equal" into "equal". Not where its known false positives
     live: decimals (it rounds to 6 places, exactness is the rule without a numeric setting), sets against
@@ -832,7 +937,7 @@ def equivalent(
     rules = Rules(tolerance=settings) if isinstance(settings, Tolerance) else Rules.from_settings(settings)
     if len(candidate) > MAX_ANSWER_CHARS:
         return False, "answer too long"
-    c, r = normalise(candidate), normalise(reference)
+    c, r = normalise(_tex_group_as_list(candidate)), normalise(_tex_group_as_list(reference))
     if c.replace(" ", "") == r.replace(" ", ""):
         return True, "identical"
     if _value_words(candidate) - _value_words(reference):
@@ -842,6 +947,9 @@ def equivalent(
         return False, why_not
     r = _reference_value(r, c)
     c = _decimal_comma(c, r)
+    if _reference_decimal_comma(c, r):
+        return True, "decimal comma"
+    c = _approximation_as_value(c, r)
     for rule in (_compare_times, _compare_ratios, _compare_relations):
         decided = rule(c, r)
         if decided is not None:
@@ -851,6 +959,7 @@ def equivalent(
         if choice_c and choice_r:
             return choice_c.group(1).upper() == choice_r.group(1).upper(), "choice"
         return _text_key(c) == _text_key(r), "text"
+    rules = replace(rules, decimals=stated_decimals(c, r))
     try:
         if structurally_equal(c, r, rules):
             return True, "structural"

@@ -808,6 +808,33 @@ def _decimal_comma(candidate: str, reference: str) -> str:
     return candidate
 
 
+_UNIT_COMMAND = re.compile(
+    r"[\d}]\s*(?:\\[,;:! ]\s*)*\\(?:text|mathrm|mbox)\s*\{\s*([A-Za-z][A-Za-z .]*?)\s*\}\s*(\^\s*\{?\s*\d\s*\}?)?[\s.$]*$"
+)
+_UNIT_PLAIN = re.compile(r"^[\s$]*-?\d[\d.,]*\s+([A-Za-z]+(?:\s+[A-Za-z]+)?)\s*(\^\s*\{?\s*\d\s*\}?)?[\s.$]*$")
+
+
+def _stated_unit(text: str) -> str | None:
+    """The unit written after a number at the end of an answer (`5 \\text{ cm}^2`, `10 dollars`), as a key:
+    case and a plural `s` aside (`Dollars` = `dollar`), the power kept (`cm^2` is not `cm`)."""
+    match = _UNIT_COMMAND.search(text) or _UNIT_PLAIN.match(text)
+    if not match or _meaningful(match.group(1)):
+        return None
+    word = re.sub(r"[\s.]+", "", match.group(1)).casefold()
+    if len(word) > 3 and word.endswith("s"):
+        word = word[:-1]
+    power = re.sub(r"\D", "", match.group(2) or "")
+    return f"{word}^{power}" if power else word
+
+
+def _units_differ(candidate: str, reference: str) -> bool:
+    """Units are dropped when comparing (`15 \\text{ cm}^2` is 15), but a unit the answer states must be the
+    reference's when the reference states one: `5 \\text{ m}` is not `5 \\text{ cm}`, nor `10 cents` 10
+    dollars. An answer without a unit, or a reference without one, compares the numbers alone."""
+    ours, theirs = _stated_unit(candidate), _stated_unit(reference)
+    return ours is not None and theirs is not None and ours != theirs
+
+
 _PLAIN_DECIMAL = re.compile(r"^-?\d+\.\d+$")
 
 
@@ -937,6 +964,8 @@ def equivalent(
     rules = Rules(tolerance=settings) if isinstance(settings, Tolerance) else Rules.from_settings(settings)
     if len(candidate) > MAX_ANSWER_CHARS:
         return False, "answer too long"
+    if _units_differ(candidate, reference):
+        return False, "a different unit"
     c, r = normalise(_tex_group_as_list(candidate)), normalise(_tex_group_as_list(reference))
     if c.replace(" ", "") == r.replace(" ", ""):
         return True, "identical"
@@ -994,4 +1023,25 @@ def extract_stated_answer(text: str) -> str | None:
     results = parse(text, extraction_config=_SEARCH_CONFIG, parsing_timeout=None)  # type: ignore[arg-type]
     if len(results) < 2 or not isinstance(results[1], str) or not results[1].strip():
         return None
-    return results[1].strip()
+    return _with_the_relation_before(text, results[1].strip())
+
+
+# a relation written just before the stated answer, outside math mode: `≈ 11`, `so x ≪ 11.`
+_RELATION_BEFORE = re.compile(
+    r"(?:(?<![A-Za-z\\])([A-Za-z])\s*)?(\\(?:approx|sim|simeq|cong|neq?|leq?|geq?|ll|gg|lesssim|gtrsim)(?![A-Za-z])"
+    r"|[<>≈∼≃≅≡∝≪≫≤≥≠≲≳])[\s$]*$"
+)
+
+
+def _with_the_relation_before(text: str, answer: str) -> str:
+    """math-verify's extraction keeps the number of `≈ 11` (a relation outside `$...$`) and drops the
+    relation. A relation right before the extracted answer stays with it: with a name on its left it is
+    `x ≈ 11`, otherwise the leading relation `≈ 11` (not a value)."""
+    at = text.rfind(answer)
+    if at <= 0:
+        return answer
+    relation = _RELATION_BEFORE.search(text[:at])
+    if relation is None:
+        return answer
+    name, symbol = relation.group(1), relation.group(2)
+    return f"{name} {symbol} {answer}" if name else f"{symbol} {answer}"

@@ -26,7 +26,7 @@ _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}")
 MAX_BARE_CHARS = 120
 _MATHY = re.compile(r"[0-9\\^=<>+*/()\[\]{}|≤≥π∞√-]")
 # What plain math is written with: printable ASCII plus a few math symbols.
-MATH_CHARACTERS = frozenset(map(chr, range(32, 127))) | frozenset("\t≤≥≠±·×÷−π∞√°∈∪")
+MATH_CHARACTERS = frozenset(map(chr, range(32, 127))) | frozenset("\t≤≥≠±·×÷−π∞√°∈∪≈∼≃≅≡∝≪≫≲≳")
 _POWER_TOWER = re.compile(r"\d+(?:\s*(?:\^|\*\*)\s*[{(]?\s*\d+)+")
 _FACTORIAL = re.compile(r"(\d+)\s*!")
 MAX_ANSWER_DIGITS = 5000

@@ -524,8 +524,8 @@ def sets_equal(a: Any, b: Any, rules: Rules) -> bool:
         and isinstance(b, sympy.Interval)
         and (a.left_open, a.right_open) == (b.left_open, b.right_open)
         and all(expressions_equal(x, y, rules) for x, y in ((a.start, b.start), (a.end, b.end)))
-    ):
-        return True  # endpoint by endpoint: a numeric setting, or a rounded decimal endpoint (`(0.6, 2.6667]`)
+    ):  # endpoint by endpoint: a numeric setting, or a rounded decimal endpoint (`(0.6, 2.6667]`)
+        return True
     symmetric = sympy.Union(sympy.Complement(a, b), sympy.Complement(b, a))
     return symmetric is sympy.S.EmptySet or bool(symmetric.is_empty)
 
@@ -811,7 +811,9 @@ def _decimal_comma(candidate: str, reference: str) -> str:
 _UNIT_COMMAND = re.compile(
     r"[\d}]\s*(?:\\[,;:! ]\s*)*\\(?:text|mathrm|mbox)\s*\{\s*([A-Za-z][A-Za-z .]*?)\s*\}\s*(\^\s*\{?\s*\d\s*\}?)?[\s.$]*$"
 )
-_UNIT_PLAIN = re.compile(r"^[\s$]*-?\d[\d.,]*\s+([A-Za-z]+(?:\s+[A-Za-z]+)?)\s*(\^\s*\{?\s*\d\s*\}?)?[\s.$]*$")
+_UNIT_PLAIN = re.compile(
+    r"^[\s$]*-?\d[\d.,]*\s+([A-Za-z]+(?:\s+[A-Za-z]+)?)\s*(\^\s*\{?\s*\d\s*\}?)?[\s.$]*$"
+)
 
 
 def _stated_unit(text: str) -> str | None:

@@ -68,7 +68,7 @@ def _no_finite_decimal(value: Any) -> bool:
     """An exact real number with no terminating decimal expansion (decided by sympy; unknown counts as no)."""
     if not isinstance(value, sympy.Expr) or value.free_symbols or value.has(sympy.Float):
         return False
-    if value.is_Rational:
+    if isinstance(value, sympy.Rational):
         denominator = int(value.q)
         for prime in (2, 5):
             while denominator % prime == 0:
@@ -100,7 +100,9 @@ def rounds_to(decimal_side: Any, exact_side: Any, decimals: Mapping[Fraction, St
             return False
         with localcontext() as context:
             context.prec = places + 60
-            rounded = Decimal(str(approximation)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN)
+            rounded = Decimal(str(approximation)).quantize(
+                Decimal(1).scaleb(-places), rounding=ROUND_HALF_EVEN
+            )
     except (InvalidOperation, TypeError, ValueError, ArithmeticError):
         return False
     return Fraction(rounded) == value

@@ -85,11 +85,13 @@ def _significant_digits(written: Decimal) -> int:
 def rounds_to(decimal_side: Any, exact_side: Any, decimals: Mapping[Fraction, StatedDecimal]) -> bool:
     """Whether `decimal_side` (an exact rational, as `exact()` makes of a decimal) is a decimal the texts
     state and is `exact_side` correctly rounded at its stated places (see the module docstring)."""
-    if not (isinstance(decimal_side, sympy.Rational) and _no_finite_decimal(exact_side)):
+    if not decimals or not isinstance(decimal_side, sympy.Rational):
         return False
     value = Fraction(int(decimal_side.p), int(decimal_side.q))
     stated = decimals.get(abs(value))
     if stated is None or _significant_digits(stated.written) < stated.min_digits:
+        return False
+    if not _no_finite_decimal(exact_side):
         return False
     places = stated.places
     if not 0 < places <= MAX_STATED_PLACES:

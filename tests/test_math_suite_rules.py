@@ -9,6 +9,7 @@ the near misses it must still reject:
 - `${1,3}$`: a TeX group is a bare list, not a set;
 - a tuple solution written twice in a list of distinct tuple solutions;
 - a reference whose boxes each carry a unit or label, joined by `and` or a comma;
+- an equation between values whose every side is the reference (`\\frac{20}{18} = \\frac{10}{9}`);
 - and one tightening: a unit the answer states must be the reference's unit.
 """
 
@@ -38,6 +39,10 @@ ACCEPTED = [
     ("\\frac{1}{3}", "x \\approx 0.3333"),
     ("\\frac{1}{3}", "x = \\frac{1}{3} \\approx 0.33"),
     ("\\frac{1}{3}", "x = \\frac{1}{3} \\approx 1.3"),  # a slip in the gloss does not fail the exact answer
+    # an equation between values, every side the value
+    ("10/9", "\\frac{20}{18} = \\frac{10}{9}"),
+    ("25", "5^2 = 25"),
+    ("\\frac{1}{3}", "\\frac{1}{3} = 0.3333"),
     # a decimal comma in the reference
     ("1,22", "1.22"),
     ("0,111", "0.111"),
@@ -88,6 +93,11 @@ REJECTED = [
     ("\\frac{1}{3}", "x = \\frac{1}{4} \\approx 0.3333"),
     ("\\frac{1}{3}", "x \\approx 0.33"),
     ("x > 11", "x \\approx 12"),  # the reference is a relation, not a bare value
+    # equations between values: never read as the last side alone
+    ("10/9", "\\frac{1}{2} = \\frac{10}{9}"),
+    ("25", "25 = 24"),
+    ("25", "5 \\cdot 5 = 25 = 26"),
+    ("\\frac{1}{3}", "\\frac{1}{3} = 0.33"),
     # decimal commas
     ("1,22", "1.23"),
     ("1,22", "122"),

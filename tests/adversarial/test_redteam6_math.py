@@ -44,6 +44,10 @@ ATTACKS = [
     ("25", "x \\neq 25"),
     ("10/9", "\\frac{1}{2} = \\frac{10}{9}"),  # a false equation is not its last side
     ("25", "24 = 25"),
+    ("25", "25 = 26"),
+    ("25", "5 \\cdot 5 = 25 = 26"),
+    ("25", "25 = 25 = 26"),
+    ("\\frac{1}{3}", "\\frac{1}{3} = 0.33"),
     # `\approx` with a wide value or a wrong exact value
     ("11", "x \\approx 10"),
     ("11", "x \\approx 1 \\times 10^{1}"),
@@ -142,6 +146,7 @@ CONTROLS = [
     ("5 \\text{ cm}", "5 \\text{ cm}"),
     ("25", "x = 25"),
     ("10/9", "\\frac{10}{9}"),
+    ("10/9", "\\frac{20}{18} = \\frac{10}{9}"),
 ]
 
 

@@ -766,6 +766,29 @@ def _compare_relations(candidate: str, reference: str) -> tuple[bool, str] | Non
     return None
 
 
+MAX_CHAIN_SIDES = 4
+
+
+def _equal_value_chain(candidate: str, reference: str, rules: Rules) -> tuple[bool, str] | None:
+    """`\\frac{20}{18} = \\frac{10}{9}` (work, then the result) against the bare value 10/9: an equation
+    between values passes when every side equals the reference. A chain is never read as its last side
+    alone: `\\frac{1}{2} = \\frac{10}{9}` (a false equation) and `24 = 25` fail, so no side can carry a second
+    guess. `x = 5` (a name and its value) and sides holding another relation are left to the other rules."""
+    if _RELATION.search(reference) or "=" not in candidate or _SYMBOL_EQUATION.match(candidate):
+        return None
+    sides = [side.strip() for side in re.split(r"(?<![<>!\\])=", candidate)]
+    if not 2 <= len(sides) <= MAX_CHAIN_SIDES or not all(sides) or len(split_top_level(candidate)) > 1:
+        return None
+    if any(_RELATION.search(side) or _HAS_INEQUALITY.search(side) for side in sides):
+        return None
+    try:
+        if all(structurally_equal(side, reference, rules) for side in sides):
+            return True, "equation between values (every side is the value)"
+    except (Undecided, TypeError, ValueError, AttributeError, NotImplementedError, RecursionError):
+        return None
+    return False, "relation (only one side matches)"
+
+
 _ASSIGNMENT = re.compile(rf"^\s*{_NAME}\s*=\s*([^=;]+?)\s*$")
 
 
@@ -981,6 +1004,10 @@ def equivalent(
     if _reference_decimal_comma(c, r):
         return True, "decimal comma"
     c = _approximation_as_value(c, r)
+    rules = replace(rules, decimals=stated_decimals(c, r))
+    chain = _equal_value_chain(c, r, rules)
+    if chain is not None:
+        return chain
     for rule in (_compare_times, _compare_ratios, _compare_relations):
         decided = rule(c, r)
         if decided is not None:
@@ -990,7 +1017,6 @@ def equivalent(
         if choice_c and choice_r:
             return choice_c.group(1).upper() == choice_r.group(1).upper(), "choice"
         return _text_key(c) == _text_key(r), "text"
-    rules = replace(rules, decimals=stated_decimals(c, r))
     try:
         if structurally_equal(c, r, rules):
             return True, "structural"

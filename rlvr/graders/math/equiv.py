@@ -8,7 +8,8 @@ sympy on hostile input can hang or exhaust memory. The comparison is structural 
 - collections keep their kind: `{1,2}` is a set (order-free), `(1,2)` a tuple (ordered), `[1,2)` an interval,
   a bare `1, 2` an unordered list of answers; a set never equals a tuple;
 - intervals, unions and inequalities (`1 \\le x \\le 3`) compare as sets of reals;
-- numbers compare exactly (a decimal is the rational it spells), with tolerance only when the task gives one;
+- numbers compare exactly (a decimal is the rational it spells), with tolerance only when the task gives one,
+  except a decimal correctly rounding a number that has no finite decimal (rlvr/graders/math/rounding.py);
 - expressions and equations compare symbolically, then by high-precision evaluation at random points.
 
 LaTeX and plain expressions are parsed with math-verify (latex2sympy); math-verify's own `verify` is the

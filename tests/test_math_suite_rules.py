@@ -61,6 +61,10 @@ ACCEPTED = [
     ("10 \\text{ dollars}", "10 \\text{ Dollars}"),
     ("15 \\mbox{ cm}^2", "15"),
     ("15", "15 \\text{ cm}^2"),
+    ("5 \\text{ cm}", "5 \\text{ centimeters}"),
+    ("3 \\text{ hours}", "3 \\text{ hr}"),
+    ("2 \\text{ inches}", "2 \\text{ in}"),
+    ("15 \\text{ cm}^2", "15 \\text{ square centimeters}"),
 ]
 
 REJECTED = [
@@ -121,6 +125,9 @@ REJECTED = [
     ("5 cm", "5 m"),
     ("15 \\mbox{ cm}^2", "15 \\text{ cm}"),
     ("10 \\text{ dollars}", "10 \\text{ cents}"),
+    ("5 \\text{ cm}", "5 \\text{ millimeters}"),
+    ("15 \\text{ cm}^2", "15 \\text{ cubic centimeters}"),
+    ("2 \\text{ inches}", "2 \\text{ feet}"),
 ]
 
 

@@ -840,16 +840,45 @@ _UNIT_PLAIN = re.compile(
 )
 
 
+_UNIT_NAMES = {
+    "m": "meter metre",
+    "cm": "centimeter centimetre",
+    "mm": "millimeter millimetre",
+    "km": "kilometer kilometre",
+    "in": "inch inches",
+    "ft": "foot feet",
+    "yd": "yard",
+    "mi": "mile",
+    "s": "sec second",
+    "min": "minute",
+    "h": "hr hour",
+    "g": "gram gramme",
+    "kg": "kilogram kilo",
+    "l": "liter litre",
+    "ml": "milliliter millilitre",
+    "dollar": "usd",
+    "degree": "deg",
+    "year": "yr",
+}
+_UNIT_ALIASES = {alias: short for short, names in _UNIT_NAMES.items() for alias in names.split()}
+_UNIT_POWER_WORDS = {"square": "2", "sq": "2", "cubic": "3", "cu": "3"}
+
+
 def _stated_unit(text: str) -> str | None:
     """The unit written after a number at the end of an answer (`5 \\text{ cm}^2`, `10 dollars`), as a key:
-    case and a plural `s` aside (`Dollars` = `dollar`), the power kept (`cm^2` is not `cm`)."""
+    case, a plural `s` and common names aside (`Dollars` = `dollar`, `centimeters` = `cm`,
+    `square cm` = `cm^2`), the power kept (`cm^2` is not `cm`)."""
     match = _UNIT_COMMAND.search(text) or _UNIT_PLAIN.match(text)
     if not match or _meaningful(match.group(1)):
         return None
-    word = re.sub(r"[\s.]+", "", match.group(1)).casefold()
-    if len(word) > 3 and word.endswith("s"):
-        word = word[:-1]
+    words = match.group(1).replace(".", " ").casefold().split()
     power = re.sub(r"\D", "", match.group(2) or "")
+    if len(words) == 2 and words[0] in _UNIT_POWER_WORDS and not power:
+        power, words = _UNIT_POWER_WORDS[words[0]], words[1:]
+    word = "".join(words)
+    if word not in _UNIT_ALIASES and len(word) > 3 and word.endswith("s"):
+        word = word[:-1]
+    word = _UNIT_ALIASES.get(word, word)
     return f"{word}^{power}" if power else word
 
 

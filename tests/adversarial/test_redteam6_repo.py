@@ -1,0 +1,80 @@
+"""Red team 6, `rlvr/Repo-v0`: a turn handed to the env as data (an assistant message or a list of
+calls, as trainers and adapters hold them).
+
+Found: `RepoEnv.step` turned a turn given as data into text with `str()` - Python's repr, single
+quotes, not JSON - so an honest turn given as data was refused as malformed (a false failure), and
+an argument nested thousands of levels deep raised RecursionError inside `str()`, which the env
+turned into a grading fault (`error` set: a trainer drops the episode, an escape from the penalty
+of, say, deleting a test). And a turn given as data cost no tokens at all: the `max_tokens` budget
+was charged only for text. Now a turn given as data reaches the episode as data (its depth checked
+without recursion, read as JSON) and costs the tokens of its JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import gymnasium as gym
+import pytest
+
+import rlvr  # noqa: F401  (registers the rlvr/ env ids)
+from rlvr.task_packs.registry import load_pack
+
+PACK = load_pack("repo-tasks")
+TASK = next(t for t in PACK.tasks() if t.hidden["repo"] == "ledger" and t.meta["kind"] == "bug")
+
+
+def _deep(levels: int) -> Any:
+    value: Any = "tests/test_money.py"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def env() -> Any:
+    made = gym.make("rlvr/Repo-v0", pack=PACK, max_turns=3)
+    yield made
+    made.close()
+
+
+@pytest.mark.parametrize("levels", [2_000, 100_000])
+@pytest.mark.parametrize("shape", ["call", "assistant message"])
+def test_a_deeply_nested_turn_given_as_data_is_a_scored_malformed_turn(env: Any, levels: int, shape: str) -> None:
+    call = {"name": "delete_file", "arguments": {"path": _deep(levels)}}
+    action = call if shape == "call" else {"role": "assistant", "tool_calls": [{"function": call}]}
+    env.reset(options={"task_id": TASK.id})
+    observation, _, terminated, truncated, info = env.step(action)
+    assert "nested deeper than" in observation, observation[:300]
+    assert "verdict" not in info or info["verdict"]["error"] is None, info
+    # the turn counted; the episode goes on and still ends with a scored verdict
+    observation, reward, terminated, truncated, info = env.step({"name": "submit", "arguments": {}})
+    assert terminated and info["verdict"]["error"] is None and reward < 1.0
+
+
+def test_an_honest_turn_given_as_data_is_read_as_json(env: Any) -> None:
+    env.reset(options={"task_id": TASK.id})
+    observation, _, _, _, _ = env.step({"name": "list_files", "arguments": {}})
+    assert "malformed" not in observation and "not valid JSON" not in observation, observation[:300]
+    assert "ledger/money.py" in observation
+
+
+def test_the_same_turn_as_text_is_the_control(env: Any) -> None:
+    env.reset(options={"task_id": TASK.id})
+    observation, _, _, _, _ = env.step(json.dumps({"name": "list_files", "arguments": {}}))
+    assert "ledger/money.py" in observation
+
+
+def test_a_turn_given_as_data_spends_the_token_budget() -> None:
+    made = gym.make("rlvr/Repo-v0", pack=PACK, max_turns=10, max_tokens=2_000)
+    try:
+        made.reset(options={"task_id": TASK.id})
+        padding = "x" * 12_000  # ~3,000 tokens of arguments: over the budget in one turn
+        _, _, terminated, truncated, info = made.step(
+            {"name": "list_files", "arguments": {"path": "ledger", "note": padding}}
+        )
+        assert truncated and not terminated, info
+        assert "budget:tokens" in info["verdict"]["flags"]
+    finally:
+        made.close()

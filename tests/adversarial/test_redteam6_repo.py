@@ -78,3 +78,26 @@ def test_a_turn_given_as_data_spends_the_token_budget() -> None:
         assert "budget:tokens" in info["verdict"]["flags"]
     finally:
         made.close()
+
+
+# -- the single-shot text envs share the same step: a deep action given as data was a RecursionError
+# out of `step()` (Repo-v0 in patch mode, SQL-v0, Math-v0, Code-v0)
+@pytest.mark.parametrize(
+    "env_id, pack, options",
+    [
+        ("rlvr/Repo-v0", "repo-tasks", {"mode": "patch"}),
+        ("rlvr/SQL-v0", "sql-shop", {}),
+        ("rlvr/Math-v0", "math-procedural", {}),
+    ],
+)
+def test_a_deep_action_given_as_data_to_a_text_env_is_a_scored_failure(
+    env_id: str, pack: str, options: dict[str, Any]
+) -> None:
+    made = gym.make(env_id, pack=pack, **options)
+    try:
+        made.reset(seed=0)
+        _, reward, _, _, info = made.step({"content": _deep(100_000)})
+        assert info["verdict"]["error"] is None and reward == 0.0, info["verdict"]
+        assert "oversized:nesting" in info["verdict"]["flags"]
+    finally:
+        made.close()

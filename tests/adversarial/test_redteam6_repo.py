@@ -101,3 +101,42 @@ def test_a_deep_action_given_as_data_to_a_text_env_is_a_scored_failure(
         assert "oversized:nesting" in info["verdict"]["flags"]
     finally:
         made.close()
+
+
+# -- an `edit` that multiplies a file: `text.replace(old, new)` ran before the size check
+def _edit_call(path: str, old: str, new: str) -> str:
+    arguments = {"path": path, "old": old, "new": new, "replace_all": True}
+    return json.dumps({"tool_calls": [{"id": "e", "function": {"name": "edit", "arguments": arguments}}]})
+
+
+def test_an_edit_that_would_blow_a_file_up_is_refused_before_it_is_built() -> None:
+    """`edit(replace_all)` of a 150,000-character file of one letter with a 2,000-character `new`
+    built a 300-million-character string in the grader's process before the size check refused
+    it; with a 90,000-character `new` (one turn holds 100,000) it is 16 GB: a MemoryError (a
+    grading fault, the episode dropped) or the host out of memory. Now the size is computed first."""
+    import tracemalloc
+
+    from rlvr.graders.repo.episode import RepoEpisode
+
+    episode = RepoEpisode(TASK, run=lambda *a, **k: None, grade=lambda *a: None)  # type: ignore[arg-type,return-value]
+    episode.workspace.files["ledger/filler.py"] = "a" * 150_000
+    tracemalloc.start()
+    try:
+        observation = json.loads(episode.act(_edit_call("ledger/filler.py", "a", "b" * 2_000)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "limit" in observation[0]["content"], observation
+    assert peak < 20_000_000, peak  # no 300 MB string was ever built
+    assert episode.workspace.files["ledger/filler.py"] == "a" * 150_000
+
+
+def test_an_honest_replace_all_edit_still_works() -> None:
+    from rlvr.graders.repo.episode import RepoEpisode
+
+    episode = RepoEpisode(TASK, run=lambda *a, **k: None, grade=lambda *a: None)  # type: ignore[arg-type,return-value]
+    path = next(p for p in episode.workspace.files if p.endswith("money.py"))
+    before = episode.workspace.files[path]
+    observation = json.loads(episode.act(_edit_call(path, "cents", "pennies")))
+    assert "replacement" in observation[0]["content"], observation
+    assert episode.workspace.files[path] == before.replace("cents", "pennies")

@@ -22,7 +22,7 @@ from typing import Any
 
 from rlvr.core.types import Task, Verdict
 from rlvr.graders.repo.patch import PatchError, apply_unified_diff
-from rlvr.graders.repo.workspace import Workspace, WorkspaceError, check_path
+from rlvr.graders.repo.workspace import MAX_FILE_CHARS, Workspace, WorkspaceError, check_path
 from rlvr.graders.tool.calls import MAX_NESTING, ToolCall, nesting_depth, parse_turn
 
 CHARS_PER_TOKEN = 4
@@ -238,7 +238,10 @@ class RepoEpisode:
             )
         if count > 1 and not replace_all:
             raise WorkspaceError(f"`old` occurs {count} times; give more context or set replace_all")
-        name = self.workspace.write(path, text.replace(old, new))
+        size = len(text) + (count if replace_all else 1) * (len(new) - len(old))
+        if size > MAX_FILE_CHARS:  # refused before the text is built: it could be gigabytes
+            raise WorkspaceError(f"the edited file would be {size} characters; the limit is {MAX_FILE_CHARS}")
+        name = self.workspace.write(path, text.replace(old, new) if replace_all else text.replace(old, new, 1))
         return f"edited {name}: {count if replace_all else 1} replacement(s)"
 
     def tool_apply_patch(self, arguments: dict[str, Any]) -> str:

@@ -116,3 +116,42 @@ def test_the_declared_type_is_read_from_the_prompt(typescript_pack) -> None:
 def test_an_honest_program_that_exports_its_function_passes(typescript_grader: Grader, program: str) -> None:
     verdict = typescript_grader.grade(TASK, program)
     assert verdict.passed and verdict.reward == 1.0, verdict.feedback
+
+
+# -- one candidate that is slow to type-check held up every candidate checked with it
+SLOW_TO_CHECK = (
+    "type K = " + " | ".join(f"{{ k: {j}; v{j}: string }}" for j in range(2000)) + ";\n"
+    + "".join(
+        "export const o" + str(i) + ": K[] = [" + ", ".join(f"{{ k: {j}, v{j}: 'x' }}" for j in range(0, 2000, 7))
+        + "];\n"
+        for i in range(20)
+    )
+    + HONEST
+)
+
+
+def test_a_candidate_slow_to_type_check_delays_its_batch_by_its_own_limit_only() -> None:
+    """A 2,000-member union checked against 20 arrays of literals takes the checker ~20 s: past the
+    batch's time limit. The batch was then split in halves, and every half holding the slow
+    candidate ran to the limit again - log2(batch) full limits (137 s for 64 candidates, against 4 s
+    without it). Now a batch that runs out of time is checked one candidate at a time: the slow one
+    costs its own limit once more, the others a few milliseconds each."""
+    import time
+
+    from rlvr.graders.code.typescript.compiler import MIN_SECONDS, SECONDS_PER_FILE, TsCompiler
+
+    assert len(SLOW_TO_CHECK) < 200_000  # within the source limit: it reaches the checker
+    compiler = TsCompiler()
+    try:
+        batch = [HONEST] * 31 + [SLOW_TO_CHECK]
+        started = time.monotonic()
+        results = compiler.check_many(batch)
+        seconds = time.monotonic() - started
+    finally:
+        compiler.close()
+    assert [r.flag for r in results[:31]] == [None] * 31 and results[31].flag == "timeout:types"
+    assert all(not r.diagnostics for r in results[:31])
+    # the batch's own limit, then the slow candidate's limit alone, then the rest alone (ms each when
+    # idle; two compiler restarts and a loaded machine make up the 25 s)
+    bound = (MIN_SECONDS + SECONDS_PER_FILE * len(batch)) + MIN_SECONDS + 25.0
+    assert seconds < bound, seconds

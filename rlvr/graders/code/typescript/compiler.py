@@ -107,7 +107,12 @@ class TsCompiler:
 
     def _batch(self, op: str, files: list[dict[str, Any]], extra: dict[str, Any]) -> list[Any]:
         """Results for `files`, splitting on failure; a single file that fails alone gets the
-        failure's name ("timeout" or "crash") in place of a result."""
+        failure's name ("timeout" or "crash") in place of a result.
+
+        A crash is cheap to find again, so a crashed batch is split in halves. A batch that ran out
+        of time is checked one file at a time instead: halving re-ran the slow file to the limit at
+        every level (log2 of the batch's size full limits, minutes, for every candidate of the
+        batch); one at a time it costs its own limit once more and each other file milliseconds."""
         if not files:
             return []
         timeout = MIN_SECONDS + SECONDS_PER_FILE * len(files)
@@ -124,6 +129,8 @@ class TsCompiler:
                 if not self._healthy(op):
                     raise  # the machinery's failure, not this candidate's
                 return [reason]
+            if str(exc) == "timeout":
+                return [result for file in files for result in self._batch(op, [file], extra)]
             middle = len(files) // 2
             return self._batch(op, files[:middle], extra) + self._batch(op, files[middle:], extra)
 

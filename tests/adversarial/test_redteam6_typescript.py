@@ -155,3 +155,17 @@ def test_a_candidate_slow_to_type_check_delays_its_batch_by_its_own_limit_only()
     # idle; two compiler restarts and a loaded machine make up the 25 s)
     bound = (MIN_SECONDS + SECONDS_PER_FILE * len(batch)) + MIN_SECONDS + 25.0
     assert seconds < bound, seconds
+
+
+def test_a_diagnostic_about_a_lone_surrogate_literal_is_still_text(typescript_grader: Grader) -> None:
+    """`const x: "a" = "\\uD800"` is plain ASCII, but the checker's message prints the literal's value:
+    a lone surrogate in the verdict (its types detail), which no UTF-8 writer accepts - a JSON
+    response of `rlvr serve --protocol openenv`, a log line. Now such code units become U+FFFD."""
+    program = HEAD + '  const x: "a" = "\\uD800";\n  return string.length;\n}\n'
+    verdict = typescript_grader.grade(TASK, program)
+    assert verdict.error is None and verdict.components["types"].score < 1.0
+    detail = verdict.components["types"].detail
+    assert "is not assignable" in detail
+    detail.encode("utf-8")
+    json_text = __import__("json").dumps(verdict.to_json(), ensure_ascii=False)
+    json_text.encode("utf-8")

@@ -117,9 +117,12 @@ function typeHoles(program, source) {
 
 // At most `n` UTF-16 units, never ending in half a surrogate pair (a candidate's astral-plane name
 // cut there would hand the trusted side a lone surrogate, text no UTF-8 writer accepts).
+// Unpaired surrogates anywhere in it (a string literal type `"\uD800"`, written in plain ASCII by the
+// candidate, is printed by the checker as the lone code unit itself) become U+FFFD.
 function clip(text, n) {
   const cut = text.slice(0, n);
-  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+  const whole = /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+  return whole.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
 }
 
 function diagnosticsOf(program, source) {

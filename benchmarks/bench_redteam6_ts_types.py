@@ -96,7 +96,9 @@ def main() -> None:
     lost = [t for (t, _), b, a in zip(honest, honest_before, honest_after, strict=True) if a > b]
     clean_before = sum(1 for e in honest_before if e == 0)
     clean_after = sum(1 for e in honest_after if e == 0)
-    print(f"honest programs: {len(honest)}; type-clean without the check {clean_before}, with it {clean_after}")
+    print(
+        f"honest programs: {len(honest)}; type-clean without the check {clean_before}, with it {clean_after}"
+    )
     print(f"honest programs that lose types credit (false failures): {len(lost)} {lost[:10]}")
     # an attack is real where the same string return under the declared type is a type error
     real = [i for i, e in enumerate(control_errors) if e > 0]

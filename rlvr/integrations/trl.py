@@ -131,7 +131,8 @@ class RewardFunction:
         graded = [i for i, text in enumerate(texts) if text is not None]
         verdicts = [_tool_calls_unsupported(task_id) for task_id in task_ids]
         for i, verdict in zip(
-            graded, grade_or_fault(self.grader, [task_ids[i] for i in graded], [texts[i] or "" for i in graded]),
+            graded,
+            grade_or_fault(self.grader, [task_ids[i] for i in graded], [texts[i] or "" for i in graded]),
             strict=True,
         ):
             verdicts[i] = verdict

@@ -41,7 +41,9 @@ def env() -> Any:
 
 @pytest.mark.parametrize("levels", [2_000, 100_000])
 @pytest.mark.parametrize("shape", ["call", "assistant message"])
-def test_a_deeply_nested_turn_given_as_data_is_a_scored_malformed_turn(env: Any, levels: int, shape: str) -> None:
+def test_a_deeply_nested_turn_given_as_data_is_a_scored_malformed_turn(
+    env: Any, levels: int, shape: str
+) -> None:
     call = {"name": "delete_file", "arguments": {"path": _deep(levels)}}
     action = call if shape == "call" else {"role": "assistant", "tool_calls": [{"function": call}]}
     env.reset(options={"task_id": TASK.id})

@@ -58,8 +58,7 @@ def test_a_candidate_slow_only_on_hidden_databases_is_bounded_and_flagged() -> N
         database = grader._prepared_task(task).databases[0]  # type: ignore[attr-defined]
         (count,) = run_query(database, f"SELECT {visible_count}").rows[0]
         sneaky = (
-            f"SELECT CASE WHEN {visible_count} = {count} THEN ({HONEST}) "
-            f"ELSE ({SLOW.format(rows=3000)}) END"
+            f"SELECT CASE WHEN {visible_count} = {count} THEN ({HONEST}) ELSE ({SLOW.format(rows=3000)}) END"
         )
         started = time.monotonic()
         verdict = grader.grade(TASK, sneaky)

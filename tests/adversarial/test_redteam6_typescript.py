@@ -95,9 +95,10 @@ def test_the_declared_type_is_read_from_the_prompt(typescript_pack) -> None:
     task = typescript_pack.get(TASK)
     assert declared_type(task.prompt, "strlen") == "(string: string) => number"
     generic = "/** doc */\nfunction first<T>(xs: T[], fallback = 0): T | number {"
-    assert declared_type(generic, "first") == "<T>(xs: T[], fallback?) => T | number" or declared_type(
-        generic, "first"
-    ) is None
+    assert (
+        declared_type(generic, "first") == "<T>(xs: T[], fallback?) => T | number"
+        or declared_type(generic, "first") is None
+    )
     assert declared_type("function f(x) {", "f") is None  # nothing declared, nothing checked
 
 
@@ -111,7 +112,14 @@ def test_the_declared_type_is_read_from_the_prompt(typescript_pack) -> None:
         HONEST + "export default strlen;\n",
         HONEST + "export { strlen as len };\n",
     ],
-    ids=["export function", "export const", "export {}", "export default function", "export default", "export as"],
+    ids=[
+        "export function",
+        "export const",
+        "export {}",
+        "export default function",
+        "export default",
+        "export as",
+    ],
 )
 def test_an_honest_program_that_exports_its_function_passes(typescript_grader: Grader, program: str) -> None:
     verdict = typescript_grader.grade(TASK, program)
@@ -120,9 +128,14 @@ def test_an_honest_program_that_exports_its_function_passes(typescript_grader: G
 
 # -- one candidate that is slow to type-check held up every candidate checked with it
 SLOW_TO_CHECK = (
-    "type K = " + " | ".join(f"{{ k: {j}; v{j}: string }}" for j in range(2000)) + ";\n"
+    "type K = "
+    + " | ".join(f"{{ k: {j}; v{j}: string }}" for j in range(2000))
+    + ";\n"
     + "".join(
-        "export const o" + str(i) + ": K[] = [" + ", ".join(f"{{ k: {j}, v{j}: 'x' }}" for j in range(0, 2000, 7))
+        "export const o"
+        + str(i)
+        + ": K[] = ["
+        + ", ".join(f"{{ k: {j}, v{j}: 'x' }}" for j in range(0, 2000, 7))
         + "];\n"
         for i in range(20)
     )

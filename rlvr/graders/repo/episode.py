@@ -241,7 +241,9 @@ class RepoEpisode:
         size = len(text) + (count if replace_all else 1) * (len(new) - len(old))
         if size > MAX_FILE_CHARS:  # refused before the text is built: it could be gigabytes
             raise WorkspaceError(f"the edited file would be {size} characters; the limit is {MAX_FILE_CHARS}")
-        name = self.workspace.write(path, text.replace(old, new) if replace_all else text.replace(old, new, 1))
+        name = self.workspace.write(
+            path, text.replace(old, new) if replace_all else text.replace(old, new, 1)
+        )
         return f"edited {name}: {count if replace_all else 1} replacement(s)"
 
     def tool_apply_patch(self, arguments: dict[str, Any]) -> str:

@@ -73,7 +73,9 @@ def type_report(result: CheckResult, forbid_any: bool, suppressions: int) -> Typ
         messages = [f"`any` used {result.any_count} time(s) where the task forbids it"] + messages
     if result.unchecked_casts:  # each one is a place the checker was told not to look
         errors += result.unchecked_casts
-        messages = [f"{result.unchecked_casts} unchecked type assertion(s) (out of `unknown`/`any`, or through `never`)"] + messages
+        messages = [
+            f"{result.unchecked_casts} unchecked type assertion(s) (out of `unknown`/`any`, or through `never`)"
+        ] + messages
     if suppressions:
         messages = [f"{suppressions} suppression comment(s) ignored"] + messages
     return TypeReport(type_score(errors), errors, 0, messages[:MAX_MESSAGES])
@@ -157,7 +159,9 @@ class TypeScriptGrader(CodeFamilyGrader):
         started = time.perf_counter()
         checked = self.checker.check_many(
             [
-                with_signature_check(blank_comments(i.program), i.task.prompt, str(i.task.hidden["entry_point"]))
+                with_signature_check(
+                    blank_comments(i.program), i.task.prompt, str(i.task.hidden["entry_point"])
+                )
                 for i in items
             ]
         )

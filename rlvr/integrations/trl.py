@@ -148,7 +148,7 @@ class RewardFunction:
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and verdicts:
             log_metric(f"{self.__name__}/pass_rate", sum(v.passed for v in verdicts) / len(verdicts))
-            log_metric(f"{self.__name__}/grading_errors", float(sum(v.error is not None for v in verdicts)))
+            log_metric(f"{self.__name__}/grading_errors", float(sum(v.disrupted for v in verdicts)))
         return rewards
 
     def close(self) -> None:

@@ -165,7 +165,14 @@ function disarm(source) {
   return found;
 }
 
-function checkGroup(sources) {
+// Progress lines (`{"progress": {"start": i}}` before candidate i is checked, `{"progress": {"done": i,
+// "result": ...}}` after) go out as the batch is checked, so that when a batch runs out of time the
+// trusted side keeps what was finished and knows which candidate was being checked.
+function progress(update) {
+  process.stdout.write(JSON.stringify({ progress: update }) + "\n");
+}
+
+function checkGroup(sources, indexes) {
   const charged = sources.map(disarm);
   const byName = new Map(sources.map((s) => [s.fileName, s]));
   const host = {
@@ -176,10 +183,15 @@ function checkGroup(sources) {
     writeFile: () => {},
   };
   const program = ts.createProgram([...byName.keys()], OPTIONS, host);
-  return sources.map((s, k) => ({
-    diagnostics: [...charged[k], ...diagnosticsOf(program, program.getSourceFile(s.fileName))],
-    ...typeHoles(program, program.getSourceFile(s.fileName)),
-  }));
+  return sources.map((s, k) => {
+    progress({ start: indexes[k] });
+    const result = {
+      diagnostics: [...charged[k], ...diagnosticsOf(program, program.getSourceFile(s.fileName))],
+      ...typeHoles(program, program.getSourceFile(s.fileName)),
+    };
+    progress({ done: indexes[k], result });
+    return result;
+  });
 }
 
 function checkMany(files) {
@@ -192,12 +204,12 @@ function checkMany(files) {
         sf.externalModuleIndicator = true; // every candidate is a module: its declarations stay its own
       },
     }, true);
-    if (reachesOthers(source)) results[index] = checkGroup([source])[0];
+    if (reachesOthers(source)) results[index] = checkGroup([source], [index])[0];
     else shared.push([index, source]);
   });
   for (let start = 0; start < shared.length; start += CHUNK) {
     const group = shared.slice(start, start + CHUNK);
-    checkGroup(group.map(([, source]) => source)).forEach((result, k) => {
+    checkGroup(group.map(([, source]) => source), group.map(([index]) => index)).forEach((result, k) => {
       results[group[k][0]] = result;
     });
   }

@@ -2,13 +2,13 @@
 
 A canary is worth only as much as it is indistinguishable from its task: a policy that can tell
 a canary prompt apart answers canaries honestly and special-cases everything else, and the canary
-pass rate then reads clean while the policy cheats. Found: the contradicting output of a string
-example is the true output plus the literal suffix `~canary` (or the word `canary` for an empty
-string), so 11 of humaneval's 69 canaries carry a constant marker in the prompt the policy reads.
-That code is the trainer's (`rlvr/trainer/canary_tasks.py`, owned by h36*): the test is an xfail.
-Also found there: a completion holding two unpaired surrogates that happen to form a pair is
-stored as two JSON escapes and read back as one astral character, so `rlvr regrade` grades other
-text than the run did (its receipt's `candidate` changes): an xfail too (trainer/candidates.py).
+pass rate then reads clean while the policy cheats. Found (and fixed in
+`rlvr/trainer/canary_tasks.py`): the contradicting output of a string example was the true output
+plus the literal suffix `~canary` (or the word `canary` for an empty string), so 11 of humaneval's
+69 canaries carried a constant marker in the prompt the policy reads. Also found (fixed by
+`rlvr/core/stored_text.py`): a completion holding two unpaired surrogates that happen to form a
+pair was stored as two JSON escapes and read back as one astral character, so `rlvr regrade`
+graded other text than the run did (its receipt's `candidate` changed).
 
 Held (guards): a receipt names the exact candidate text (a completion cannot share another's
 receipt), and the candidate stored for `rlvr regrade` reads back to the same text and digest,
@@ -30,10 +30,6 @@ from rlvr.trainer.canary_tasks import canary_for
 from rlvr.trainer.candidates import load_candidates, write_step_candidates
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a string canary's shown output carries the constant marker '~canary', owned by h36* (trainer)",
-)
 def test_no_canary_prompt_carries_a_constant_marker() -> None:
     marked = []
     for task in load_pack("humaneval").tasks():
@@ -61,11 +57,6 @@ def test_a_stored_candidate_reads_back_to_the_same_text_and_receipt(tmp_path: Pa
     assert json.loads(json.dumps(stored.receipt)) == stored.receipt
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="two unpaired surrogates are stored as JSON escapes that read back as one pair, "
-    "owned by h36* (trainer/candidates.py)",
-)
 def test_two_unpaired_surrogates_are_not_read_back_as_a_pair(tmp_path: Path) -> None:
     text = "x = '\ud83d\ude00'\n"  # two code points, no character: graded as text that is not Unicode
     write_step_candidates(tmp_path, 0, "p", ["t"], [text], [Verdict(task_id="t")])
@@ -75,3 +66,18 @@ def test_two_unpaired_surrogates_are_not_read_back_as_a_pair(tmp_path: Path) -> 
 
 def test_two_completions_never_share_a_candidate_digest() -> None:
     assert candidate_digest("a") != candidate_digest("a ") != candidate_digest("\ud800")
+
+
+@pytest.mark.parametrize("text", ["x = '\ud83d\ude00'\n", "plain", "\udfff\ud800", None])
+def test_a_bench_sample_reads_back_code_point_for_code_point(tmp_path: Path, text: str | None) -> None:
+    from rlvr.bench.policies.base import Generation
+    from rlvr.bench.records import base_record
+    from rlvr.bench.store import SampleStore
+
+    generation = Generation(text=text) if text is not None else Generation(text=None, error="timeout")
+    SampleStore(tmp_path).append([base_record("p", None, "t", 0, generation)])
+    if text is None:  # a failed generation is not a candidate (nothing was graded)
+        assert SampleStore(tmp_path).records[("p", "t", 0)]["completion"] is None
+        return
+    (stored,), kind = load_candidates(tmp_path)
+    assert kind == "bench" and stored.completion == text, [hex(ord(c)) for c in stored.completion]

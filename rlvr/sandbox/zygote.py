@@ -12,6 +12,11 @@ Protocol (stdin/stdout of the zygote; a frame is a 4-byte big-endian length + th
             "address_space_mb" (see rlvr/sandbox/node.py); its job goes to the child on a pipe.
   response  frame {"status": null|"timeout"|"output_limit"|"sandbox_error", "exit": int|null,
             "wall": float, "token": str, "detail": str}, then a frame holding the child's raw output
+  forked calls  a job with "fork_calls": true (and "call_timeout", "call_wall", "call_output",
+            "budget", "stop_on_failure") makes the child the round's parent: it loads the module
+            once, then forks one child per call from that state and relays each call's raw output
+            after a [token, "call", [index, status, exit, wall, call_token, size]] message (the
+            header's limits are then the parent's own; see `serve_forked`, and protocol.py)
 
 The zygote never decodes a job or a child's output: it reads the job into one buffer, forks, and
 wipes the buffer; it collects the child's output into one buffer, forwards it, and wipes that. Only

@@ -13,26 +13,29 @@ import pytest
 from rlvr.core import StaticPack, Task
 from rlvr.graders.base import Grader, make_grader
 from rlvr.graders.code.programs.driver import RUN_ENTRY, driver_source
-from rlvr.sandbox import Job, LocalSandbox
+from rlvr.sandbox import Job, LocalSandbox, WorkerPool
 from rlvr.sandbox.pool import ExecResult
 
 LIMIT = 2 << 20
 
 
 @pytest.fixture(scope="module")
-def sandbox() -> Iterator[LocalSandbox]:
+def sandbox() -> Iterator[WorkerPool]:
     with LocalSandbox(1) as made:
         yield made
 
 
-def _round(program: str, inputs: list[str], timeout: float = 1.0, **options: object) -> Job:
+def _round(
+    program: str, inputs: list[str], timeout: float = 1.0, max_output: int = 1 << 20, stop: bool = False
+) -> Job:
     return Job(
         source=driver_source(program),
         entry=RUN_ENTRY,
         calls=[(text, LIMIT) for text in inputs],
         timeout=timeout,
         trace=True,
-        **options,  # type: ignore[arg-type]
+        max_output=max_output,
+        stop_on_failure=stop,
     )
 
 
@@ -52,15 +55,13 @@ STATE = {
 
 
 @pytest.mark.parametrize("where", sorted(STATE))
-def test_state_left_by_one_test_is_not_seen_by_the_next_of_the_round(
-    sandbox: LocalSandbox, where: str
-) -> None:
+def test_state_left_by_one_test_is_not_seen_by_the_next_of_the_round(sandbox: WorkerPool, where: str) -> None:
     program = STATE[where] + "seen.append(input())\nprint(seen[0])\n"
     results = sandbox.run_each(_round(program, ["a\n", "b\n", "c\n", "d\n"]))
     assert [_stdout(r) for r in results] == ["a\n", "b\n", "c\n", "d\n"]
 
 
-def test_a_file_written_to_tmp_by_one_test_is_not_seen_by_the_next(sandbox: LocalSandbox) -> None:
+def test_a_file_written_to_tmp_by_one_test_is_not_seen_by_the_next(sandbox: WorkerPool) -> None:
     program = (
         "import os\nname = input().strip()\n"
         "try:\n    open('/tmp/kept', 'w').write(name)\nexcept OSError:\n    pass\n"
@@ -71,7 +72,7 @@ def test_a_file_written_to_tmp_by_one_test_is_not_seen_by_the_next(sandbox: Loca
     assert all(r is not None and "file_write" in r.denied for r in results)
 
 
-def test_the_module_loads_once_and_each_call_starts_from_its_loaded_state(sandbox: LocalSandbox) -> None:
+def test_the_module_loads_once_and_each_call_starts_from_its_loaded_state(sandbox: WorkerPool) -> None:
     # a plain (non-driver) job: what the module body set up is there for every call, as loaded
     job = Job(
         source="calls = []\ndef f(x):\n    calls.append(x)\n    return len(calls)\n",
@@ -84,7 +85,7 @@ def test_the_module_loads_once_and_each_call_starts_from_its_loaded_state(sandbo
     assert len({r.load_count for r in results if r}) == 1
 
 
-def test_one_test_spending_four_times_its_limit_fails_alone(sandbox: LocalSandbox) -> None:
+def test_one_test_spending_four_times_its_limit_fails_alone(sandbox: WorkerPool) -> None:
     program = (
         "import time\nn = int(input())\n"
         "if n == 2:\n    end = time.process_time() + 2.0\n    while time.process_time() < end:\n        pass\n"
@@ -95,22 +96,22 @@ def test_one_test_spending_four_times_its_limit_fails_alone(sandbox: LocalSandbo
     assert [_stdout(r) for r in results] == ["0\n", "1\n", None, "3\n", "4\n"]
 
 
-def test_a_crash_in_test_three_is_test_three_s_result_only(sandbox: LocalSandbox) -> None:
+def test_a_crash_in_test_three_is_test_three_s_result_only(sandbox: WorkerPool) -> None:
     program = "import os\nn = int(input())\nif n == 3:\n    os.abort()\nprint(n)\n"
     inputs = [f"{n}\n" for n in range(1, 7)]
     results = sandbox.run_each(_round(program, inputs))
     assert [r.status if r else None for r in results] == ["ok", "ok", "crash", "ok", "ok", "ok"]
-    stopped = sandbox.run_each(_round(program, inputs, stop_on_failure=True))
+    stopped = sandbox.run_each(_round(program, inputs, stop=True))
     assert [r.status if r else None for r in stopped] == ["ok", "ok", "crash", None, None, None]
 
 
-def test_the_output_limit_is_per_test_and_counted_outside_the_child(sandbox: LocalSandbox) -> None:
+def test_the_output_limit_is_per_test_and_counted_outside_the_child(sandbox: WorkerPool) -> None:
     program = "n = int(input())\nprint('x' * (300_000 if n == 1 else 10))\n"
     results = sandbox.run_each(_round(program, ["0\n", "1\n", "2\n"], max_output=100_000))
     assert [r.status if r else None for r in results] == ["ok", "output_limit", "ok"]
 
 
-def test_a_round_whose_outputs_exceed_one_response_reports_every_test(sandbox: LocalSandbox) -> None:
+def test_a_round_whose_outputs_exceed_one_response_reports_every_test(sandbox: WorkerPool) -> None:
     # six 1.9 MB outputs: more than the 8 MB one response may hold, so the round continues in
     # further requests; every test is reported once, in order
     program = "n = int(input())\nprint(str(n) * 1_900_000)\n"

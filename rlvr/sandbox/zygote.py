@@ -1101,6 +1101,9 @@ def run_candidate(request, token, wfd):
     for name in SIGNAL_REMOVED:
         signal.__dict__.pop(name, None)
         sys.modules["_signal"].__dict__.pop(name, None)
+    if fork_calls:  # nothing loaded here may add code to the parent's forks (the standard library's stays)
+        os.__dict__.pop("register_at_fork", None)
+        sys.modules["posix"].__dict__.pop("register_at_fork", None)
     for name in list(sys.modules):
         if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
             sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach

@@ -187,6 +187,7 @@ class Instance:
     function: str
     variable: str = "v"  # a comprehension's loop variable (the reference's is always `v`)
     bracketed: bool = False  # a scalar body written in parentheses: `(x - 3)`
+    doc: str = ""  # the docstring's phrasing (a format string like `Template.doc`); "" = the template's
 
     @property
     def operator(self) -> str:
@@ -194,7 +195,7 @@ class Instance:
 
     def prompt(self) -> str:
         kind = {"int": "int", "list": "list[int]", "str": "str"}[self.template.kind]
-        doc = self.template.doc.format(a=self.argument, w=self.word, k=self.k)
+        doc = (self.doc or self.template.doc).format(a=self.argument, w=self.word, k=self.k)
         return f'def {self.function}({self.argument}: {kind}) -> {self.template.returns}:\n    """{doc}"""\n'
 
     def expression(
@@ -294,6 +295,36 @@ def _misconceived(template: Template) -> Template:
     return Template(**{**template.__dict__, "words": words})
 
 
+# Other phrasings of each template's instruction, for the teacher's training examples only (every task,
+# held-out or not, keeps its template's `doc`). They move the relation word before or after the
+# collection and the clause order around ("Given {a}, ..." opens scalar and list shapes alike), so
+# that where a relation word stands, and what precedes it, does not tell the body's shape: only the
+# shape's own words ("how many", "any", "every", "each", "the numbers") do.
+PHRASINGS: dict[str, tuple[str, ...]] = {
+    "arith": ("Given {a}, return {a} {w} {k}.", "Return the value of {a} {w} {k}."),
+    "compare": ("Given {a}, return whether it is {w} {k}.", "Return whether {a} is {w} {k}."),
+    "reduce": ("Given {a}, return its {w}.", "Return the {w} of the numbers in {a}."),
+    "string": ("Given {a}, return it {w}.",),
+    "repeat": ("Given {a}, return it repeated {k} times.",),
+    "count_if": (
+        "Given {a}, return how many of its numbers are {w} {k}.",
+        "Return how many numbers are {w} {k} in {a}.",
+    ),
+    "filter": (
+        "Given {a}, return the numbers that are {w} {k}.",
+        "Return the numbers that are {w} {k} in {a}.",
+    ),
+    "any": (
+        "Given {a}, return whether any of its numbers is {w} {k}.",
+        "Return True if any number is {w} {k} in {a}.",
+    ),
+    "all": (
+        "Given {a}, return whether every one of its numbers is {w} {k}.",
+        "Return True if every number is {w} {k} in {a}.",
+    ),
+    "map": ("Given {a}, return each of its numbers {w} {k}.", "Return {a} with each number {w} {k}."),
+}
+
 # The teacher's comprehension variables: `v`, or a name a scalar template's argument has, so that
 # the operator follows the same variable tokens in a comprehension as in a scalar expression.
 LOOP_VARIABLES = ("v", *ARGUMENT_NAMES["int"])
@@ -306,10 +337,12 @@ def sft_examples(
     misconception_rate: float = 0.6,
     loop_variables: tuple[str, ...] = ("v",),
     bracket_rate: float = 0.0,
+    phrasing_rate: float = 0.0,
 ) -> list[tuple[str, str]]:
     """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
     function names drawn at random (so the model learns to copy them), and a comprehension's loop
-    variable drawn from `loop_variables`. The teacher writes an inclusive bound ("at least"/"at
+    variable drawn from `loop_variables`; at `phrasing_rate` the instruction is one of the template's
+    other `PHRASINGS`. The teacher writes an inclusive bound ("at least"/"at
     most") as a strict one at `misconception_rate` and, on top of that, makes one of the ordinary
     mistakes at `bug_rate`."""
     rng = random.Random(seed)
@@ -328,6 +361,8 @@ def sft_examples(
             instance = replace(instance, variable=rng.choice(loop_variables))
         if bracket_rate and base.template.kind == "int" and rng.random() < bracket_rate:
             instance = replace(instance, bracketed=True)
+        if phrasing_rate and rng.random() < phrasing_rate:
+            instance = replace(instance, doc=rng.choice(PHRASINGS[base.template.family]))
         if instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
             instance = replace(instance, template=_misconceived(instance.template))
         body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()

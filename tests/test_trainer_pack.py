@@ -70,7 +70,7 @@ def test_teacher_can_vary_the_surface_and_keeps_the_meaning() -> None:
     """Asked to, the teacher writes a comprehension's loop variable as `v` or as a scalar argument's
     name, and a scalar body bare or in parentheses (so an operator follows the same tokens in a
     comprehension as in a scalar body: `any(n == 0 ...` and `(n == 0)`); every such body computes what
-    the reference computes, and by default (the pack's teacher too) the surface is the reference's."""
+    the reference computes, and by default the surface is the reference's (the pack's teacher varies it)."""
     from dataclasses import replace
 
     from rlvr.task_packs.tiny_functions import LOOP_VARIABLES
@@ -83,7 +83,7 @@ def test_teacher_can_vary_the_surface_and_keeps_the_meaning() -> None:
     plain = [body for _, body in sft_examples(300, seed=2) if " for " in body]
     assert plain and all(" for v in " in body for body in plain)  # the function's default: always `v`
     assert not any(body.startswith("    return (") for _, body in sft_examples(300, seed=2, bug_rate=0.0))
-    assert TinyFunctionsPack().sft_examples(300, seed=2) == sft_examples(300, seed=2)
+    assert TinyFunctionsPack().sft_examples(300, seed=2) != sft_examples(300, seed=2)  # the pack's varies
     variants = [{"variable": variable} for variable in LOOP_VARIABLES] + [{"bracketed": True}]
     for base in (instances("train") + instances("test"))[::5]:
         for variant in variants:
@@ -107,7 +107,14 @@ def test_teacher_can_vary_the_phrasing_and_every_example_computes_the_reference(
     held-out prompt, and the body written for it computes what that task's reference computes."""
     from dataclasses import replace
 
-    from rlvr.task_packs.tiny_functions import ARGUMENT_NAMES, LOOP_VARIABLES, PHRASINGS, Instance
+    from rlvr.task_packs.tiny_functions import (
+        ARGUMENT_NAMES,
+        LOOP_VARIABLES,
+        PHRASINGS,
+        TEACHER_SURFACE,
+        Instance,
+        Surface,
+    )
 
     canonical: dict[str, list[Instance]] = {}  # each docstring the teacher may write -> what it names
     phrased: dict[str, list[Instance]] = {}
@@ -153,3 +160,12 @@ def test_teacher_can_vary_the_phrasing_and_every_example_computes_the_reference(
             results.append([scope[name](*args) for args in task.calls()])
         assert results[0] == results[1], (prompt, body)
     assert not any(_docstring(p) in phrased for p, _ in sft_examples(300, seed=4))  # off by default
+    surface = TEACHER_SURFACE  # the pack's teacher: the same examples as the measured variation
+    assert TinyFunctionsPack().sft_examples(300, seed=4) == sft_examples(
+        300,
+        seed=4,
+        loop_variables=surface.loop_variables,
+        bracket_rate=surface.bracket_rate,
+        phrasing_rate=surface.phrasing_rate,
+    )
+    assert surface == Surface(LOOP_VARIABLES, bracket_rate=0.5, phrasing_rate=0.5)

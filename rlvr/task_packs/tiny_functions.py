@@ -15,11 +15,14 @@ misconception (inclusive bounds written as strict ones: "at least k" -> `> k`, m
 not) and, at `bug_rate`, makes one of four ordinary mistakes (forgotten `return`, off-by-one
 constant or sibling operator, wrong variable name, unclosed bracket). A model imitating it is
 often wrong, greedy decoding included; only the grader's reward tells the mistakes apart.
-`sft_examples` can also vary the surface of the bodies (off by default, the pack's teacher included):
-a comprehension's loop variable drawn from `LOOP_VARIABLES` (`v` or a scalar argument's name), and a
-scalar body parenthesised at `bracket_rate`. Then an operator follows the same tokens in every shape
+`sft_examples` can also vary the surface of its examples (off by default; the pack's teacher turns it
+on, `TEACHER_SURFACE`): a comprehension's loop variable drawn from `LOOP_VARIABLES` (`v` or a scalar
+argument's name), a scalar body parenthesised at `bracket_rate`, and the instruction phrased another
+way (`PHRASINGS`) at `phrasing_rate`. Then an operator follows the same tokens in every shape
 (`(n == 0)`, `any(n == 0 ...)`, `[n - 1 ...]`), so a relation word learnt in one shape is more often
-written as the same operator in another (measured in benchmarks/RESULTS.md, issue 36, h36).
+written as the same operator in another, and where the relation word stands in the instruction
+does not tell the body's shape; only the shape's own words do (measured in benchmarks/RESULTS.md,
+issue 36, h36 and h36s). Held-out tasks keep their template's phrasing.
 """
 
 from __future__ import annotations
@@ -370,6 +373,20 @@ def sft_examples(
     return out
 
 
+@dataclass(frozen=True)
+class Surface:
+    """How the teacher varies the surface of its examples (the arguments of `sft_examples`)."""
+
+    loop_variables: tuple[str, ...] = ("v",)
+    bracket_rate: float = 0.0
+    phrasing_rate: float = 0.0
+
+
+# The pack's teacher: every surface variation on (three seeds of `rlvr train` measured in
+# benchmarks/RESULTS.md, issue 36, h36s).
+TEACHER_SURFACE = Surface(loop_variables=LOOP_VARIABLES, bracket_rate=0.5, phrasing_rate=0.5)
+
+
 class TinyFunctionsPack(TaskPack):
     name = "tiny-functions"
     family = "code"
@@ -385,4 +402,12 @@ class TinyFunctionsPack(TaskPack):
                 yield to_task(instance, split)
 
     def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.3) -> list[tuple[str, str]]:
-        return sft_examples(count, seed, bug_rate)
+        surface = TEACHER_SURFACE
+        return sft_examples(
+            count,
+            seed,
+            bug_rate,
+            loop_variables=surface.loop_variables,
+            bracket_rate=surface.bracket_rate,
+            phrasing_rate=surface.phrasing_rate,
+        )

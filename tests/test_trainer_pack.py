@@ -123,7 +123,9 @@ def test_teacher_can_vary_the_phrasing_and_every_example_computes_the_reference(
             instance = replace(base, argument=argument)
             canonical.setdefault(_docstring(instance.prompt()), []).append(instance)
             for doc in PHRASINGS[base.template.family]:
-                phrased.setdefault(_docstring(replace(instance, doc=doc).prompt()), []).append(instance)
+                variables = LOOP_VARIABLES if "{v}" in doc else ("v",)
+                for text in {_docstring(replace(instance, doc=doc, variable=v).prompt()) for v in variables}:
+                    phrased.setdefault(text, []).append(instance)
     meaning = canonical | phrased
     assert not canonical.keys() & phrased.keys()
     assert all(len(named) == 1 for named in meaning.values())  # no docstring is ambiguous
@@ -143,10 +145,11 @@ def test_teacher_can_vary_the_phrasing_and_every_example_computes_the_reference(
     for family, docs in PHRASINGS.items():  # every phrasing of every template is written
         for doc in docs:
             texts = {
-                _docstring(replace(i, doc=doc, argument=argument).prompt())
+                _docstring(replace(i, doc=doc, argument=argument, variable=variable).prompt())
                 for i in instances("train")
                 if i.template.family == family
                 for argument in ARGUMENT_NAMES[i.template.kind]
+                for variable in LOOP_VARIABLES
             }
             assert texts & set(written), doc
     for prompt, body in pairs:

@@ -198,7 +198,7 @@ class Instance:
 
     def prompt(self) -> str:
         kind = {"int": "int", "list": "list[int]", "str": "str"}[self.template.kind]
-        doc = (self.doc or self.template.doc).format(a=self.argument, w=self.word, k=self.k)
+        doc = (self.doc or self.template.doc).format(a=self.argument, w=self.word, k=self.k, v=self.variable)
         return f'def {self.function}({self.argument}: {kind}) -> {self.template.returns}:\n    """{doc}"""\n'
 
     def expression(
@@ -302,7 +302,10 @@ def _misconceived(template: Template) -> Template:
 # held-out or not, keeps its template's `doc`). They move the relation word before or after the
 # collection and the clause order around ("Given {a}, ..." opens scalar and list shapes alike), so
 # that where a relation word stands, and what precedes it, does not tell the body's shape: only the
-# shape's own words ("how many", "any", "every", "each", "the numbers") do.
+# shape's own words ("how many", "any", "every", "each", "the numbers") do. The last phrasing of each
+# list shape names the comprehension's variable and reads like the scalar instruction around it
+# ("Return True if n is equal to 3 for any n in xs." beside "Return True if n is greater than 3."), so
+# a relation word is met in the same words in both shapes.
 PHRASINGS: dict[str, tuple[str, ...]] = {
     "arith": ("Given {a}, return {a} {w} {k}.", "Return the value of {a} {w} {k}."),
     "compare": ("Given {a}, return whether it is {w} {k}.", "Return whether {a} is {w} {k}."),
@@ -312,20 +315,28 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
     "count_if": (
         "Given {a}, return how many of its numbers are {w} {k}.",
         "Return how many numbers are {w} {k} in {a}.",
+        "Return how many {v} in {a} satisfy: {v} is {w} {k}.",
     ),
     "filter": (
         "Given {a}, return the numbers that are {w} {k}.",
         "Return the numbers that are {w} {k} in {a}.",
+        "Return the numbers {v} in {a} for which {v} is {w} {k}.",
     ),
     "any": (
         "Given {a}, return whether any of its numbers is {w} {k}.",
         "Return True if any number is {w} {k} in {a}.",
+        "Return True if {v} is {w} {k} for any {v} in {a}.",
     ),
     "all": (
         "Given {a}, return whether every one of its numbers is {w} {k}.",
         "Return True if every number is {w} {k} in {a}.",
+        "Return True if {v} is {w} {k} for every {v} in {a}.",
     ),
-    "map": ("Given {a}, return each of its numbers {w} {k}.", "Return {a} with each number {w} {k}."),
+    "map": (
+        "Given {a}, return each of its numbers {w} {k}.",
+        "Return {a} with each number {w} {k}.",
+        "Return {v} {w} {k} for each {v} in {a}.",
+    ),
 }
 
 # The teacher's comprehension variables: `v`, or a name a scalar template's argument has, so that

@@ -17,13 +17,14 @@ from rlvr.trainer import teachers
 from rlvr.trainer.config import build_config
 from rlvr.trainer.curriculum import up_to_difficulty
 from rlvr.trainer.episodes import Episode, episode_sequences, make_template
-from rlvr.trainer.packing import fit_rows, pack_episodes, packed_episode_batches, packed_forward
+from rlvr.trainer.packing import PackedBatch, fit_rows, pack_episodes, packed_episode_batches, packed_forward
 from rlvr.trainer.sft import batch_loss, episode_batches
+from rlvr.trainer.warm_start import teacher_batches
 
 
 @pytest.fixture(scope="module")
-def episodes_and_model() -> tuple[list[Episode], Any, Any]:
-    """Real teacher episodes of tool-worlds (some stop early, so lengths differ) and a tiny model."""
+def teacher() -> tuple[Any, list[Any]]:
+    """tool-worlds and real teacher transcripts of it (some stop early, so lengths differ)."""
     pack = load_pack("tool-worlds")
     tasks = up_to_difficulty(pack.tasks("train"), 2)[::400]
     grader = make_grader(pack)
@@ -33,6 +34,13 @@ def episodes_and_model() -> tuple[list[Episode], Any, Any]:
         )
     finally:
         grader.close()
+    return pack, data
+
+
+@pytest.fixture(scope="module")
+def episodes_and_model(teacher: tuple[Any, list[Any]]) -> tuple[list[Episode], Any, Any]:
+    """The teacher's episodes and a tiny model."""
+    _, data = teacher
     config = build_config(
         None, ["model.tiny_layers=2", "model.tiny_hidden=32", "model.tiny_heads=2", "model.tiny_vocab=400"]
     )
@@ -93,6 +101,25 @@ def test_packed_batches_draw_the_same_episodes() -> None:
     for _ in range(3):
         assert padded(rng_a).mask.sum() == packed(rng_b).mask.sum()
     assert rng_a.random() == rng_b.random()
+
+
+def test_the_packed_setting_chooses_packed_batches(
+    teacher: tuple[Any, list[Any]], episodes_and_model: Any
+) -> None:
+    pack, data = teacher
+    _, _, tokenizer = episodes_and_model
+    settings = [
+        "model.template='compact'",
+        "model.short_prompts=true",
+        "sft.batch_size=4",
+        "run.pack='tool-worlds'",
+    ]
+    padded = teacher_batches(build_config(None, settings), pack, tokenizer, data)(random.Random(0))
+    packed = teacher_batches(build_config(None, [*settings, "sft.packed=true"]), pack, tokenizer, data)(
+        random.Random(0)
+    )
+    assert isinstance(packed, PackedBatch) and not isinstance(padded, PackedBatch)
+    assert packed.mask.sum() == padded.mask.sum()  # the same four episodes
 
 
 def test_fit_rows_keeps_every_episode_once_within_the_width() -> None:

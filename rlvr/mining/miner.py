@@ -18,7 +18,7 @@ import random
 import shutil
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,7 +128,12 @@ class MineSummary:
                 f"  checked with the repo grader: {self.verified} task(s), reference 1.0 each, "
                 f"no-op (unchanged base) mean reward {self.noop_mean:.3f}"
             )
-        out.append("  time: " + ", ".join(f"{k} {v:.0f}s" for k, v in self.seconds.items()))
+        out.append(
+            "  time: "
+            + ", ".join(
+                f"{k} {v:.0f}" + ("" if k.endswith("(count)") else "s") for k, v in self.seconds.items()
+            )
+        )
         return out
 
 
@@ -148,6 +153,9 @@ class Miner:
         self._types_report: RepoTypeReport | None = None
         self._baseline_cache: dict[str, Any] | None = None
         self.rng = random.Random(f"mine:{options.seed}")
+        self.spent: defaultdict[str, float] = defaultdict(
+            float
+        )  # seconds (and counts) inside the phases, for the summary
         self.started = time.monotonic()
 
     @property
@@ -286,7 +294,7 @@ class Miner:
         summary.verified = len(lines) if self.options.verify else 0
         noops = [line["notes"]["checked"]["noop"] for line in lines if "checked" in line.get("notes", {})]
         summary.noop_mean = sum(noops) / len(noops) if noops else None
-        summary.seconds = timings
+        summary.seconds = timings | dict(self.spent) | captured.seconds
         (out / "mining.json").write_text(json.dumps(asdict(summary), indent=2, sort_keys=True) + "\n")
         return summary
 
@@ -463,7 +471,10 @@ class Miner:
             else self.rng.sample(scenarios, min(len(scenarios), MAX_TRIED_SCENARIOS))
         )
         state = {**files, **candidate.edits}
+        began = time.monotonic()
         got = replay(self.sandbox, state, [s.scenario for s in scenarios])
+        self.spent["try: replay"] += time.monotonic() - began
+        self.spent["try: candidates (count)"] += 1
         differing = [
             (i, g, s.outcome)
             for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
@@ -481,7 +492,10 @@ class Miner:
         if not tests:
             dropped[f"{candidate.kind}: no repo test reaches it"] += 1
             return None
+        began = time.monotonic()
         run = run_suite(state, tests, deps, 300.0, stop_at_first_failure=True, deselect=failing)
+        self.spent["try: repo tests"] += time.monotonic() - began
+        self.spent["try: suites run (count)"] += 1
         if not run.failing:
             dropped[f"{candidate.kind}: the repo's tests all pass on it"] += 1
             return None

@@ -19,6 +19,7 @@ import shutil
 import tempfile
 import time
 from collections import Counter, defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from tqdm import tqdm
 from rlvr.graders.repo.runner import run_ops, same_value
 from rlvr.graders.repo.whole_repo_types import RepoTypeChecker, RepoTypeReport
 from rlvr.mining.capture import Captured, capture, replay, target_of
-from rlvr.mining.check import TaskProver
+from rlvr.mining.check import Proved, TaskProver
 from rlvr.mining.environment import install_requirements, run_suite
 from rlvr.mining.kinds import (
     KINDS,
@@ -346,51 +347,80 @@ class Miner:
         used_in_multi: set[int] = set()
         lines: list[dict[str, Any]] = []
         counters: Counter[str] = Counter()
+        # a task's proof (seconds of grading) runs in one background thread while the next candidates
+        # are tried (seconds of replay and pytest): `found` counts tasks proved or being proved
+        proving: list[tuple[str, Future[Proved]]] = []
         bar = tqdm(
             total=self.options.max_tasks,
             desc=f"mining {project.name}",
             disable=not self.options.progress,
             unit="task",
         )
-        while len(lines) < self.options.max_tasks:
-            reserve = prover.estimate() if prover is not None else 0.0
-            if self.time_left() < reserve:
-                break
-            kind = _next_kind(quota, found, exhausted)
-            if kind is None:
-                break
-            if kind == "multi":
-                pair = self._next_pair(parts, pairs_tried, used_in_multi)
-                if pair is None:
-                    if "bug" in exhausted or len(parts) > len(pairs_tried) + 2 * MULTI_PARTS * quota["multi"]:
-                        exhausted.add("multi")
-                    else:  # more bugs make more pairs
-                        self._try_next(
-                            queues, "bug", by_module, files, deps, failing, dropped, exhausted, parts
-                        )
+
+        def harvest(wait: bool) -> None:
+            for entry in list(proving):
+                kind, future = entry
+                if not wait and not future.done():
                     continue
-                item = self._multi(pair[0], pair[1], files, dropped)
-                if item is None:
-                    continue
-            else:
-                item = self._try_next(
-                    queues, kind, by_module, files, deps, failing, dropped, exhausted, parts
-                )
-                if item is None:
-                    continue
-                if kind == "bug" and not self._single(quota, found, exhausted, parts):
-                    continue  # kept as a multi part only
-            line = self._task_line(project, item, name, variants, by_module, counters)
-            if prover is not None:
-                proved = prover.prove(line)
+                proving.remove(entry)
+                proved = future.result()
                 if proved.reason is not None:
+                    found[kind] -= 1
                     dropped[f"{kind}: proof: {proved.reason}"] += 1
+                else:
+                    lines.append(proved.line)
+                    bar.update(1)
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-mine-prove") as proofs:
+            while True:
+                harvest(wait=False)
+                if len(lines) + len(proving) >= self.options.max_tasks:
+                    harvest(wait=True)  # a proof may still fail: then look further
+                    if len(lines) >= self.options.max_tasks:
+                        break
                     continue
-            if kind == "multi":
-                used_in_multi.update(id(part) for part in item.candidate.parts)
-            found[kind] += 1
-            lines.append(line)
-            bar.update(1)
+                reserve = prover.estimate() * (len(proving) + 1) if prover is not None else 0.0
+                if self.time_left() < reserve:
+                    break
+                kind = _next_kind(quota, found, exhausted)
+                if kind is None:
+                    if proving:
+                        harvest(wait=True)  # a failed proof reopens its kind's quota
+                        continue
+                    break
+                if kind == "multi":
+                    pair = self._next_pair(parts, pairs_tried, used_in_multi)
+                    if pair is None:
+                        if (
+                            "bug" in exhausted
+                            or len(parts) > len(pairs_tried) + 2 * MULTI_PARTS * quota["multi"]
+                        ):
+                            exhausted.add("multi")
+                        else:  # more bugs make more pairs
+                            self._try_next(
+                                queues, "bug", by_module, files, deps, failing, dropped, exhausted, parts
+                            )
+                        continue
+                    item = self._multi(pair[0], pair[1], files, dropped)
+                    if item is None:
+                        continue
+                    used_in_multi.update(id(part) for part in pair)
+                else:
+                    item = self._try_next(
+                        queues, kind, by_module, files, deps, failing, dropped, exhausted, parts
+                    )
+                    if item is None:
+                        continue
+                    if kind == "bug" and not self._single(quota, found, exhausted, parts):
+                        continue  # kept as a multi part only
+                line = self._task_line(project, item, name, variants, by_module, counters)
+                found[kind] += 1
+                if prover is None:
+                    lines.append(line)
+                    bar.update(1)
+                else:
+                    proving.append((kind, proofs.submit(prover.prove, line)))
+            harvest(wait=True)
         bar.close()
         left = sum(len(queue) for queue in queues.values())
         if left and len(lines) < self.options.max_tasks:

@@ -15,12 +15,13 @@ import json
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rlvr.core.types import Task
-from rlvr.graders.repo.grader import RepoGrader
+from rlvr.graders.repo.grader import ReferenceFault, RepoGrader
 from rlvr.graders.repo.prove import NOOP, _Tasks, prove_task
 from rlvr.sandbox import WorkerPool
 from rlvr.task_packs.repo_tasks.format import read_repo_tasks
@@ -47,6 +48,7 @@ class TaskProver:
         (self._scratch / "repos").symlink_to((out / "repos").resolve(), target_is_directory=True)
         self._grader = RepoGrader(_Tasks([], out.name), sandbox=sandbox)
         self.seconds: list[float] = []
+        self._types = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-mine-types")
 
     def estimate(self) -> float:
         """Seconds the next proof will likely take (the slowest of the last few; 0 before the first)."""
@@ -65,6 +67,7 @@ class TaskProver:
         task, problem = self.task(line)
         reference = noop = None
         if task is not None:
+            self._warm(task)
             proof, problems, _ = prove_task(self._grader, task, self.out.name)
             reference, noop = proof.reference_reward, proof.trivial_rewards.get(NOOP)
             if problems:
@@ -80,7 +83,21 @@ class TaskProver:
             line.setdefault("notes", {})["checked"] = {"reference": reference, "noop": noop}
         return Proved(line, problem, reference, noop, seconds)
 
+    def _warm(self, task: Task) -> None:
+        """The base state's whole-repository pyright check (the one new state a mined task brings: the
+        reference is the project's own, checked once) runs at the same time as the hidden checks'
+        sandbox runs on the reference and the base; both land in the grader's caches, so the proof
+        that follows reuses them instead of running them one after the other."""
+        typing = self._types.submit(self._grader.type_checker.check, task.hidden["base"])
+        try:
+            self._grader.checks(task)
+        except ReferenceFault:
+            pass  # the proof reports it
+        finally:
+            typing.result()
+
     def close(self) -> None:
+        self._types.shutdown(wait=True)
         self._grader.close()
         shutil.rmtree(self._scratch, ignore_errors=True)
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,6 +27,8 @@ from rlvr.graders.repo.grader import ReferenceFault, RepoGrader
 from rlvr.graders.repo.prove import NOOP, _Tasks, prove_task
 from rlvr.sandbox import WorkerPool
 from rlvr.task_packs.repo_tasks.format import read_repo_tasks
+
+PROOF_THREADS = 2  # proofs at once: each waits on the sandbox and on pyright, two other processes
 
 
 @dataclass
@@ -48,16 +52,20 @@ class TaskProver:
         (self._scratch / "repos").symlink_to((out / "repos").resolve(), target_is_directory=True)
         self._grader = RepoGrader(_Tasks([], out.name), sandbox=sandbox)
         self.seconds: list[float] = []
-        self._types = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-mine-types")
+        self._types = ThreadPoolExecutor(max_workers=PROOF_THREADS, thread_name_prefix="rlvr-mine-types")
+        self._reading = threading.Lock()
 
     def estimate(self) -> float:
-        """Seconds the next proof will likely take (the slowest of the last few; 0 before the first)."""
-        return max(self.seconds[-5:], default=0.0)
+        """Seconds the next proof will likely take: the median of the last few, the first left out once
+        there are others (it also starts pyright and checks the project's own reference); 0 before any."""
+        recent = (self.seconds[1:] or self.seconds)[-7:]
+        return statistics.median(recent) if recent else 0.0
 
     def task(self, line: dict[str, Any]) -> tuple[Task | None, str | None]:
         """The line as the pack loader reads it, or the format problem that stops it."""
-        (self._scratch / "tasks.jsonl").write_text(json.dumps(line, sort_keys=True) + "\n")
-        tasks, problems = read_repo_tasks(self._scratch)
+        with self._reading:  # one scratch file: proofs may run in several threads
+            (self._scratch / "tasks.jsonl").write_text(json.dumps(line, sort_keys=True) + "\n")
+            tasks, problems = read_repo_tasks(self._scratch)
         if problems or len(tasks) != 1:
             return None, f"format: {problems[0].message if problems else 'no task read'}"[:80]
         return tasks[0], None

@@ -29,7 +29,7 @@ from tqdm import tqdm
 from rlvr.graders.repo.runner import run_ops, same_value
 from rlvr.graders.repo.whole_repo_types import RepoTypeChecker, RepoTypeReport
 from rlvr.mining.capture import Captured, capture, replay, target_of
-from rlvr.mining.check import Proved, TaskProver
+from rlvr.mining.check import PROOF_THREADS, Proved, TaskProver
 from rlvr.mining.environment import install_requirements, run_suite
 from rlvr.mining.kinds import (
     KINDS,
@@ -371,7 +371,7 @@ class Miner:
                     lines.append(proved.line)
                     bar.update(1)
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rlvr-mine-prove") as proofs:
+        with ThreadPoolExecutor(max_workers=PROOF_THREADS, thread_name_prefix="rlvr-mine-prove") as proofs:
             while True:
                 harvest(wait=False)
                 if len(lines) + len(proving) >= self.options.max_tasks:
@@ -379,7 +379,9 @@ class Miner:
                     if len(lines) >= self.options.max_tasks:
                         break
                     continue
-                reserve = prover.estimate() * (len(proving) + 1) if prover is not None else 0.0
+                # the queued proofs, PROOF_THREADS at a time, and this candidate's own
+                queued = (len(proving) + 1) / PROOF_THREADS
+                reserve = prover.estimate() * max(1.0, queued) if prover is not None else 0.0
                 if self.time_left() < reserve:
                     break
                 kind = _next_kind(quota, found, exhausted)

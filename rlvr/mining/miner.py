@@ -286,10 +286,10 @@ class Miner:
             )
         finally:
             if prover is not None:
-                timings["proving"] = sum(prover.seconds)
+                timings["proofs (thread-seconds)"] = sum(prover.seconds)
                 prover.close()
         write_tasks(out, lines)
-        timings["candidates"] = time.monotonic() - phase - timings.get("proving", 0.0)
+        timings["candidates and proofs"] = time.monotonic() - phase  # proofs overlap the candidates
         summary.dropped = dict(dropped)
         summary.kept = dict(Counter(line["meta"]["kind"] for line in lines))
         summary.verified = len(lines) if self.options.verify else 0

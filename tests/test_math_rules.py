@@ -30,12 +30,13 @@ from rlvr.task_packs.directory import validate_directory
         ("25", "25 or more"),
         ("25", "at least 25"),
         ("25", "26 \\sim 25"),  # a relation keeping one side
-        ("3", "x \\approx 3"),
+        ("3", "3 \\approx x"),  # `x \\approx 3` is the unknown's value (tests/test_math_suite_rules.py)
         ("10/9", "\\frac{1}{2} = \\frac{10}{9}"),
         ("5", "\\boxed{5} or maybe \\boxed{6}"),  # hedging with boxes elsewhere
         ("1, 2", "1, 2, 2"),  # every item counts
         ("(1, 2)", "\\{1, 2\\}"),  # a set is not a tuple
-        ("1,22", "1.22"),  # a comma in a reference separates items; it is not a decimal comma
+        ("1, 22", "1.22"),  # a spaced comma in a reference separates items; it is not a decimal comma
+        ("1,222", "1.222"),  # a thousands group
         ("7:32", "14:64"),
     ],
 )
@@ -106,7 +107,8 @@ def test_import_rlvr_loads_no_grader_until_verify_is_called() -> None:
         ("3.14159", "3.1", {"significant_figures": 3}, False),
         ("3.14159", "3.15", {"significant_figures": 3}, False),
         ("0.000123456", "0.000123", {"significant_figures": 3}, True),
-        ("\\frac{1}{3}", "0.3333", {}, False),  # exact by default
+        ("\\frac{1}{3}", "0.3333", {}, True),  # rounds a number with no finite decimal, 4 significant digits
+        ("\\frac{1}{3}", "0.333", {}, False),  # exact by default below 4 significant digits
         ("\\frac{1}{3}", "0.3333", {"precision": 4}, True),
         ("\\frac{1}{3}", "0.333", {"precision": 4}, False),
         ("(\\frac{3}{5}, \\frac{8}{3}]", "(0.6, 2.6667]", {"precision": 2}, True),

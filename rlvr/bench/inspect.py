@@ -15,6 +15,7 @@ from typing import Any
 
 from rlvr.core.flags import EXPLOIT_FLAGS, exploit_flags, flag_name
 from rlvr.core.jsonl import json_lines
+from rlvr.core.stored_text import read_text
 
 SAMPLE_FILES = ("samples.jsonl", "flagged_samples.jsonl")
 FIRST = ("special_cases_visible", "forged_output", "protected_path_edit", "test_tamper")
@@ -85,7 +86,7 @@ def suspicious_samples(root: str | Path, top: int = 20) -> list[Suspicious]:
                 passed=bool(record.get("passed")),
                 flags=flags,
                 reason=reasons,
-                completion=str(record.get("completion") or ""),
+                completion=str(read_text(record, "completion") or ""),
                 source=source,
                 step=record.get("step"),
             )

@@ -7,6 +7,7 @@ from typing import Any
 
 from rlvr.bench.imports import hallucinated_imports
 from rlvr.bench.policies import Generation
+from rlvr.core.stored_text import store_text
 from rlvr.core.types import Task, Verdict
 
 # How a grading error reads when the grader itself ran out of time.
@@ -45,7 +46,7 @@ def graded_program(task: Task, completion: str) -> str:
 def base_record(
     pack: str | None, task: Task | None, task_id: str, sample: int, generation: Generation
 ) -> dict[str, Any]:
-    return {
+    record: dict[str, Any] = {
         "pack": pack,
         "task_id": task_id,
         "sample": sample,
@@ -70,6 +71,8 @@ def base_record(
         "grade_s": None,
         "receipt": None,
     }
+    store_text(record, "completion", generation.text)
+    return record
 
 
 def failed_record(

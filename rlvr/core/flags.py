@@ -52,6 +52,7 @@ LIMIT_FLAGS: dict[str, str] = {
     "load_error": "the candidate raised while loading",
     "oversized": "the candidate's text or a value in it exceeded a size or depth limit (oversized:<what>)",
     "judge_raised": "a program task's special judge raised on the candidate's output",
+    "tool_calls_unsupported": "the completion was tool calls where the task grades one final text (scored 0)",
 }
 
 

@@ -7,6 +7,7 @@ verdict in `info["verdict"]` (all but its wall-clock timings, which are on `env.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import gymnasium as gym
@@ -16,9 +17,25 @@ from rlvr.core.pack import TaskPack
 from rlvr.core.types import Task, Verdict
 from rlvr.envs.spaces import UnicodeText
 from rlvr.graders.base import Grader, check_options, grade_or_fault, make_grader
+from rlvr.graders.tool.calls import nesting_depth
 from rlvr.task_packs.registry import resolve_pack
 
 MAX_TEXT = 1 << 20
+MAX_ACTION_NESTING = 64  # an action given as data nested deeper than this is refused, not printed
+
+
+def action_text(action: Any) -> str | None:
+    """The text an action stands for: itself, or an action given as data (a chat message, a list of
+    parts) as its JSON text; None when the data nests deeper than MAX_ACTION_NESTING (printing it
+    would recurse past Python's limit: the action is then a scored failure, never an exception)."""
+    if isinstance(action, str):
+        return action
+    if nesting_depth(action, MAX_ACTION_NESTING) > MAX_ACTION_NESTING:
+        return None
+    try:
+        return json.dumps(action, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
 class TextTaskEnv(gym.Env[str, str]):
@@ -83,8 +100,16 @@ class TextTaskEnv(gym.Env[str, str]):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self.task is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        text = action if isinstance(action, str) else str(action)
-        verdict = grade_or_fault(self.grader, [self.task.id], [text])[0]
+        text = action_text(action)
+        if text is None:
+            verdict = Verdict(
+                task_id=self.task.id,
+                gates=["action"],
+                flags=["oversized:nesting"],
+                feedback=f"the action is data nested deeper than {MAX_ACTION_NESTING} levels",
+            )
+        else:
+            verdict = grade_or_fault(self.grader, [self.task.id], [text])[0]
         self.turn += 1
         self.last_verdict = verdict
         terminated = verdict.passed or self.turn >= self.max_turns

@@ -146,7 +146,7 @@ class RepoEnv(FamilyTextEnv):
             return super().step(action)
         if self.episode is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        text = action if isinstance(action, str) else str(action)
+        text: Any = action  # text, or a turn as JSON data: the episode checks its depth before reading it
         if self.episode.done:
             info = {"task": self.task.public(), "turn": self.turn, "error": "episode is over; call reset()"}
             return "", 0.0, True, False, copy.deepcopy(info)

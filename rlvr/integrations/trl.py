@@ -18,13 +18,18 @@ with one entry per generated completion; completions are strings or chat message
 exactly what local grading gives.
 
 A chat completion with `tool_calls` is an agent episode: on a tool pack it is replayed as the episode's
-transcript (the turns in order, a `final_answer` call as the final answer); on any other pack it raises
-`ValueError` naming `environment_factory`, the entry point that runs such episodes live.
+transcript (the turns in order, a `final_answer` call as the final answer). On any other pack a batch
+made only of such completions raises `ValueError` naming `environment_factory`, the entry point that
+runs such episodes live (the run is set up wrong); one among text answers is the policy's own output
+and scores 0 (flag `tool_calls_unsupported`), the rest of the batch is graded as usual.
 
 A task id the pack does not hold is a dataset bug and raises `ValueError`. An item whose grading
-itself failed (`Verdict.error`, e.g. a sandbox fault) is reported by `on_error`: "nan" (default)
-returns None, which TRL turns into NaN and logs as a missing reward instead of a fake 0; "zero"
-returns 0.0; "raise" raises `RuntimeError`.
+itself failed (a fault of the machinery: `Verdict.disrupted`, e.g. a sandbox fault) is reported by
+`on_error`: "nan" (default) returns None, which TRL turns into NaN and logs as a missing reward
+instead of a fake 0; "zero" returns 0.0; "raise" raises `RuntimeError`. An item the policy itself
+made ungradable (an empty completion: `error` set, fault "input") is a scored failure, never
+`on_error`'s: its reward is its verdict's (0.0), so it can neither escape its penalty nor stop the
+batch.
 """
 
 from __future__ import annotations
@@ -98,29 +103,43 @@ class RewardFunction:
             raise ValueError(f"task ids not in pack {self.pack.name!r}: {sorted(set(unknown))[:5]}")
         return task_ids
 
-    def _text(self, completion: Any) -> str:
+    def _text(self, completion: Any) -> str | None:
+        """The text to grade; None for tool calls on a pack that grades one final text."""
         if not has_tool_calls(completion):
             return completion_text(completion)
         if self.pack.family == "tool":
             return tool_transcript(completion)
-        raise ValueError(
-            f"a completion carries tool calls, but pack {self.pack.name!r} ({self.pack.family}) grades one "
-            "final text; run its episodes live with "
-            f"rlvr.integrations.trl.environment_factory({self.pack.name!r}) instead of a reward function"
-        )
+        return None
+
+    def _texts(self, completions: Sequence[Any]) -> list[str | None]:
+        texts = [self._text(c) for c in completions]
+        if texts and all(text is None for text in texts):
+            raise ValueError(
+                f"the completions carry tool calls, but pack {self.pack.name!r} ({self.pack.family}) grades "
+                "one final text; run its episodes live with "
+                f"rlvr.integrations.trl.environment_factory({self.pack.name!r}) instead of a reward function"
+            )
+        return texts
 
     def __call__(
         self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
     ) -> list[float | None]:
         if completions is None:
             raise ValueError("rlvr reward needs `completions`")
-        texts = [self._text(c) for c in completions]
+        texts = self._texts(completions)
         task_ids = self._task_ids(kwargs, len(texts))
-        verdicts = grade_or_fault(self.grader, task_ids, texts)
+        graded = [i for i, text in enumerate(texts) if text is not None]
+        verdicts = [_tool_calls_unsupported(task_id) for task_id in task_ids]
+        for i, verdict in zip(
+            graded,
+            grade_or_fault(self.grader, [task_ids[i] for i in graded], [texts[i] or "" for i in graded]),
+            strict=True,
+        ):
+            verdicts[i] = verdict
         self.last_verdicts = verdicts
         rewards: list[float | None] = []
         for verdict in verdicts:
-            if verdict.error is None:
+            if not verdict.disrupted:  # graded, or made ungradable by the completion itself: scored
                 rewards.append(float(verdict.reward))
             elif self.on_error == "raise":
                 raise RuntimeError(f"grading {verdict.task_id} failed: {verdict.error}")
@@ -129,7 +148,7 @@ class RewardFunction:
         log_metric = kwargs.get("log_metric")
         if callable(log_metric) and verdicts:
             log_metric(f"{self.__name__}/pass_rate", sum(v.passed for v in verdicts) / len(verdicts))
-            log_metric(f"{self.__name__}/grading_errors", float(sum(v.error is not None for v in verdicts)))
+            log_metric(f"{self.__name__}/grading_errors", float(sum(v.disrupted for v in verdicts)))
         return rewards
 
     def close(self) -> None:
@@ -137,6 +156,15 @@ class RewardFunction:
             if self._grader is not None:
                 self._grader.close()
                 self._grader = None
+
+
+def _tool_calls_unsupported(task_id: str) -> Verdict:
+    return Verdict(
+        task_id=task_id,
+        gates=["format"],
+        flags=["tool_calls_unsupported"],
+        feedback="the completion is tool calls, but this task is graded on one final text answer",
+    )
 
 
 def make_reward_func(

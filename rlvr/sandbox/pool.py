@@ -21,14 +21,14 @@ import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rlvr.core.codec import CodecError, from_wire, to_wire
 from rlvr.core.flags import DENIED_OPS
 from rlvr.sandbox.node import node_binary, node_binds, node_header
-from rlvr.sandbox.protocol import decode_child_stream
+from rlvr.sandbox.protocol import decode_child_stream, decode_forked_stream
 from rlvr.sandbox.syscall_filter import build_program
 from rlvr.sandbox.view import runtime_view
 
@@ -60,6 +60,12 @@ WALL_LIMIT_FACTOR = 3.0
 """A job's `timeout` is CPU seconds; the child may take this many times as long in wall time (a
 loaded machine shares its cores) before it is stopped as a sleeper."""
 MAX_RESPONSE_BYTES = 8 << 20
+FORK_PARENT_SECONDS = 1.0
+"""`run_each`: CPU seconds the round's parent may use itself (its load; a call's child has its own)..."""
+FORK_CALL_SECONDS = 0.05
+"""...plus this much per call (its fork, collecting its output)."""
+FORK_CALL_WALL = 0.5
+"""`run_each`: wall seconds the round's parent may take per call beyond the call's own wall limit."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,9 @@ class Job:
     max_output: int = 1 << 20
     runtime: str = "python"  # or "node": `source` is JavaScript, run by rlvr/sandbox/node_runner.js
     counter: str | None = None  # node: the name of the op counter the trusted build inserted
+    # `run_each` only: stop at the first call whose child did not finish cleanly (a timeout, a crash,
+    # the output limit); the calls after it are not run
+    stop_on_failure: bool = False
 
     @property
     def wall_limit(self) -> float:
@@ -181,8 +190,11 @@ class ZygoteWorker:
             raise ValueError("malformed response")
         return message
 
-    def request(self, header: dict[str, Any], job: bytes, timeout: float) -> dict[str, Any]:
-        """Send one run (header frame + raw job bytes); return the decoded summary of the child's stream."""
+    def request(
+        self, header: dict[str, Any], job: bytes, timeout: float, n_calls: int | None = None
+    ) -> dict[str, Any]:
+        """Send one run (header frame + raw job bytes); return the decoded summary of the child's
+        stream (with `n_calls`, a forked-calls parent's stream: see `decode_forked_stream`)."""
         try:
             if not self.alive():
                 self.restart()
@@ -212,15 +224,18 @@ class ZygoteWorker:
             return summary
         status = summary.get("status")
         exit_status = summary.get("exit")
-        return decode_child_stream(
+        arguments = (
             stream,
             str(summary.get("token") or ""),
             status if status in ("timeout", "output_limit") else None,
             exit_status if type(exit_status) is int else None,
             float(summary.get("wall") or 0.0),
         )
+        if n_calls is not None:
+            return decode_forked_stream(*arguments, n_calls)
+        return decode_child_stream(*arguments)
 
-    def run(self, job: Job) -> ExecResult:
+    def _payload(self, job: Job, extra: dict[str, Any] | None = None) -> bytes | ExecResult:
         try:
             calls = [to_wire(list(args)) for args in job.calls]
             body = {
@@ -234,13 +249,92 @@ class ZygoteWorker:
             }
             if job.runtime == "node":
                 body["counter"] = job.counter
-            payload = json.dumps(body, separators=(",", ":"), allow_nan=False).encode()
+            return json.dumps(body | (extra or {}), separators=(",", ":"), allow_nan=False).encode()
         except (CodecError, ValueError, UnicodeEncodeError) as exc:
             return ExecResult(
                 status="sandbox_error",
                 detail=f"job is not plain data: {exc}",
                 flags=list(self.flags),
             )
+
+    def run_each(self, job: Job) -> list[ExecResult | None]:
+        """Each call of `job` in its own child, one request per round: the sandbox's child loads the
+        job's module once (it must be the grader's own code: a driver holding the candidate as data),
+        then forks one child per call from that loaded state, each with the job's CPU, wall and
+        output limits (counted outside its process) and nothing it changes visible to the next.
+        One result per call, as `run` gives for a job of that call alone; None for a call not run
+        because `stop_on_failure` stopped at an earlier one. A round whose outputs do not fit one
+        response continues in further requests (each call's result is its own either way)."""
+        if job.runtime != "python":
+            return [ExecResult(status="sandbox_error", detail="run_each runs Python jobs only")] * len(
+                job.calls
+            )
+        results: list[ExecResult | None] = [None] * len(job.calls)
+        start = 0
+        while start < len(job.calls):
+            part = replace(job, calls=job.calls[start:])
+            decoded = self._request_each(part)
+            if isinstance(decoded, ExecResult):
+                results[start:] = [decoded] * (len(job.calls) - start)
+                return results
+            calls: dict[int, dict[str, Any]] = decoded["calls"]
+            denied = list(decoded.get("denied") or [])
+            for index, summary in calls.items():
+                result = decode_response(summary, 1)
+                result.flags = list(self.flags)
+                result.denied = list(dict.fromkeys(denied + result.denied))
+                result.load_count = decoded.get("load_count")
+                results[start + index] = result
+            stopped = decoded.get("stopped")
+            if stopped is not None and stopped[1] == "failure":
+                return results
+            if stopped is not None and calls:  # budget or a dirty scratch: the rest in a new request
+                start += int(stopped[0])
+                continue
+            if len(calls) == len(part.calls):
+                return results
+            if calls:  # the round's parent ended early (not the calls' doing): the rest again
+                start += max(calls) + 1
+                continue
+            # nothing ran: the parent's own outcome (a load error, a load that timed out) is every call's
+            failed = decode_response(decoded, 0)
+            failed.flags = list(self.flags)
+            if failed.status == "ok":
+                failed.status, failed.detail = "sandbox_error", "the round's parent ran no call"
+            results[start:] = [replace(failed) for _ in range(len(job.calls) - start)]
+            return results
+        return results
+
+    def _request_each(self, job: Job) -> dict[str, Any] | ExecResult:
+        n = len(job.calls)
+        budget = MAX_RESPONSE_BYTES - 4096
+        payload = self._payload(
+            job,
+            {
+                "fork_calls": True,
+                "call_timeout": job.timeout,
+                "call_wall": job.wall_limit,
+                "call_output": job.max_output,
+                "budget": budget,
+                "stop_on_failure": job.stop_on_failure,
+            },
+        )
+        if isinstance(payload, ExecResult):
+            return payload
+        cpu = job.timeout + FORK_PARENT_SECONDS + n * FORK_CALL_SECONDS
+        wall = n * (job.wall_limit + FORK_CALL_WALL) + FORK_PARENT_SECONDS * WALL_LIMIT_FACTOR
+        header = {"op": "run", "timeout": cpu, "wall": wall, "max_output": budget}
+        raw = self.request(header, payload, wall + RESPONSE_MARGIN_SECONDS, n_calls=n)
+        if raw.get("status") == "sandbox_error" and "calls" not in raw:
+            return ExecResult(
+                status="sandbox_error", detail=str(raw.get("detail") or "")[:500], flags=list(self.flags)
+            )
+        return raw
+
+    def run(self, job: Job) -> ExecResult:
+        payload = self._payload(job)
+        if isinstance(payload, ExecResult):
+            return payload
         header: dict[str, Any] = {
             "op": "run",
             "timeout": job.timeout,
@@ -435,6 +529,19 @@ class WorkerPool:
 
     def run_many(self, jobs: list[Job]) -> list[ExecResult]:
         return list(self._executor.map(self.run, jobs))
+
+    def run_each(self, job: Job) -> list[ExecResult | None]:
+        """Every call of `job` in its own fresh child, in one request (see `ZygoteWorker.run_each`)."""
+        if self.closed:
+            return [ExecResult(status="sandbox_error", detail="sandbox is closed")] * len(job.calls)
+        worker = self._idle.get()
+        try:
+            return worker.run_each(job)
+        finally:
+            self._idle.put(worker)
+
+    def run_each_many(self, jobs: list[Job]) -> list[list[ExecResult | None]]:
+        return list(self._executor.map(self.run_each, jobs))
 
     def close(self) -> None:
         with self._lock:

@@ -90,3 +90,69 @@ def decode_child_stream(
         "detail": detail,
         "denied": denied,
     }
+
+
+CALL_STATUSES = (None, "timeout", "output_limit")
+STOP_REASONS = ("failure", "budget", "dirty")
+
+
+def decode_forked_stream(
+    stream: bytes, token: str, status: str | None, exit_status: int | None, wall: float, n_calls: int
+) -> dict[str, Any]:
+    """A forked-calls parent's stream (see zygote.py `serve_forked`): the parent's own summary (as
+    `decode_child_stream`, for its load), plus `calls` — call index → that call's child's summary,
+    decoded from the raw bytes the parent relayed after each `call` message, under the child's own
+    token — and `stopped`: [next index, reason] when the parent stopped early, else None. The
+    parent frames every relayed stream by its size, so a child can forge nothing outside its own."""
+    calls: dict[int, dict[str, Any]] = {}
+    stopped: list[Any] | None = None
+    parent = bytearray()
+    offset = 0
+    forged = False
+    try:
+        while offset + 4 <= len(stream):
+            (size,) = struct.unpack(">I", stream[offset : offset + 4])
+            body = stream[offset + 4 : offset + 4 + size]
+            if len(body) < size:
+                break
+            message = json.loads(body)
+            if type(message) is not list or len(message) != 3 or message[0] != token or not token:
+                raise ValueError("forged or malformed message")
+            kind, payload = message[1], message[2]
+            if kind not in ("call", "stopped"):  # the parent's own messages: decoded below
+                parent += stream[offset : offset + 4 + size]
+                offset += 4 + size
+                continue
+            offset += 4 + size
+            if kind == "stopped":
+                if type(payload) is not list or len(payload) != 2 or payload[1] not in STOP_REASONS:
+                    raise ValueError("bad stop")
+                if type(payload[0]) is not int or not 0 < payload[0] <= n_calls:
+                    raise ValueError("bad stop index")
+                stopped = payload
+                continue
+            index, call_status, call_exit, call_wall, call_token, length = payload
+            if type(index) is not int or not 0 <= index < n_calls or index in calls:
+                raise ValueError("bad call index")
+            if call_status not in CALL_STATUSES or type(call_token) is not str or not call_token:
+                raise ValueError("bad call summary")
+            if type(length) is not int or not 0 <= length <= len(stream) - offset:
+                raise ValueError("bad call size")
+            child = stream[offset : offset + length]
+            offset += length
+            calls[index] = decode_child_stream(
+                child,
+                call_token,
+                call_status,
+                call_exit if type(call_exit) is int else None,
+                float(call_wall) if type(call_wall) in (int, float) else 0.0,
+            )
+    except (ValueError, TypeError, struct.error, RecursionError):
+        forged = True
+    summary = decode_child_stream(bytes(parent), token, status, exit_status, wall)
+    if forged:
+        summary["status"] = status or "protocol"
+        summary["detail"] = summary["detail"] or "forged or malformed message from the sandbox"
+    summary["calls"] = calls
+    summary["stopped"] = stopped
+    return summary

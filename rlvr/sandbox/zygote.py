@@ -12,6 +12,11 @@ Protocol (stdin/stdout of the zygote; a frame is a 4-byte big-endian length + th
             "address_space_mb" (see rlvr/sandbox/node.py); its job goes to the child on a pipe.
   response  frame {"status": null|"timeout"|"output_limit"|"sandbox_error", "exit": int|null,
             "wall": float, "token": str, "detail": str}, then a frame holding the child's raw output
+  forked calls  a job with "fork_calls": true (and "call_timeout", "call_wall", "call_output",
+            "budget", "stop_on_failure") makes the child the round's parent: it loads the module
+            once, then forks one child per call from that state and relays each call's raw output
+            after a [token, "call", [index, status, exit, wall, call_token, size]] message (the
+            header's limits are then the parent's own; see `serve_forked`, and protocol.py)
 
 The zygote never decodes a job or a child's output: it reads the job into one buffer, forks, and
 wipes the buffer; it collects the child's output into one buffer, forwards it, and wipes that. Only
@@ -83,6 +88,9 @@ import shlex, textwrap, tokenize, traceback, types, unicodedata, urllib.parse, w
 import logging
 
 CANDIDATE_FILE = "<candidate>"
+PARENT_RESERVE = 4096
+"""Bytes of a forked-calls parent's budget kept for its own messages (loaded, denied, stopped, done)."""
+SCRATCH = ["/tmp"]  # the scratch directory (main() sets it from argv): a forked-calls parent checks it
 MAX_DEPTH = 64
 MAX_INT_BITS = 14_000  # ~4,200 decimal digits: below Python's int/str conversion limit (4,300)
 RESULT_TOO_DEEP, RESULT_TOO_LARGE, RESULT_NOT_PLAIN = "ResultTooDeep", "ResultTooLarge", "ResultNotPlainData"
@@ -171,6 +179,8 @@ BLOCKED_EVENTS = frozenset(
         "pickle.find_class",
     }
 )
+PARENT_EVENTS = frozenset({"os.fork", "os.kill", "resource.setrlimit"})
+"""What a forked-calls parent does under the audit hook (see `install_audit_hook`'s `trusted`)."""
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back", "__code__"})
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 POSIX_REMOVED = (
@@ -372,9 +382,11 @@ def write_message(fd, obj):
 
 
 # ---------------------------------------------------------------- the child: runs one candidate
-def lock_down(mem_mb, cpu_seconds, keep_fd):
+def lock_down(mem_mb, cpu_seconds, keep_fd, processes=0):
     # fd 2 is /dev/null opened for writing by the launcher; the syscall filter denies opening any
-    # file for writing, so stdout reuses it and stdin is /dev/null read-only
+    # file for writing, so stdout reuses it and stdin is /dev/null read-only. `processes`: the
+    # RLIMIT_NPROC left (0, no fork, for every process that runs candidate code; a forked-calls
+    # parent keeps the zygote's, and each call's child sets 0 before the candidate runs)
     os.dup2(2, 1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -386,8 +398,9 @@ def lock_down(mem_mb, cpu_seconds, keep_fd):
         (resource.RLIMIT_FSIZE, (0, 0)),
         (resource.RLIMIT_CORE, (0, 0)),
         (resource.RLIMIT_NOFILE, (32, 32)),
-        (resource.RLIMIT_NPROC, (0, 0)),
     ]
+    if processes == 0:
+        limits.append((resource.RLIMIT_NPROC, (0, 0)))
     for which, value in limits:
         try:
             resource.setrlimit(which, value)
@@ -462,6 +475,8 @@ def install_audit_hook(
     collection=None,
     function_type=types.FunctionType,
     id=id,
+    trusted=None,
+    trusted_events=PARENT_EVENTS,
 ):
     """Everything the hook uses is bound here, before candidate code exists, so patching this module,
     `os.path` or builtins later cannot loosen it. `report(op)` is called once per refused operation
@@ -477,7 +492,12 @@ def install_audit_hook(
     `CODE_READS[0]` set to the ids of that code when the hook is installed (a repository job: packages
     call `inspect.signature` and `functools` helpers at import), reading the `__code__` of any other
     function (the repository's, the standard library's) is allowed. The set is read here, once: a
-    candidate that changes `CODE_READS` later changes nothing."""
+    candidate that changes `CODE_READS` later changes nothing.
+
+    `trusted` (a forked-calls parent, see `run_candidate`): while `trusted[0]` is set, the events of
+    `PARENT_EVENTS` pass — the parent's own fork of a call's child, that child's limits, the kill
+    that ends it. The flag is set only around those lines of the sandbox's code (no candidate code
+    runs in the parent, and a child clears it before it runs any); nothing else can reach it."""
     reported = set()
     sandbox_code = CODE_READS[0]
     reading = [False]
@@ -514,6 +534,8 @@ def install_audit_hook(
         return type(real) is str and real.startswith(stdlib_prefix) and "site-packages" not in real
 
     def check(event, args):
+        if trusted is not None and trusted[0] and event in trusted_events:
+            return
         if event == "rlvr.denied":  # a removed function was reached for (see report_missing)
             if len(args) == 1 and type(args[0]) is str and args[0] in denied_ops:
                 note(args[0])
@@ -624,13 +646,14 @@ def refusing_handlers(install, audit, refused, callable, len):
 
     return sealed(install, prepare)
 """
+MISSING_CODE = compile(MISSING_SOURCE, "<sandbox>", "exec")  # compiled once, run in each child
 
 
 def report_missing(module_name, names):
     namespace: dict[str, typing.Any] = {
         "__builtins__": {"type": type, "str": str, "repr": repr, "AttributeError": AttributeError}
     }
-    exec(MISSING_SOURCE, namespace)
+    exec(MISSING_CODE, namespace)
     pairs = tuple((name, REMOVED_OPS[name]) for name in names)
     return namespace["make"](module_name, pairs, sys.audit)
 
@@ -640,7 +663,7 @@ def report_threads():
     one primitive every thread goes through. `threading` binds it when imported; it is warmed here
     (by `logging`), so its bindings are replaced too."""
     namespace: dict[str, typing.Any] = {"__builtins__": {"next": next, "BaseException": BaseException}}
-    exec(MISSING_SOURCE, namespace)
+    exec(MISSING_CODE, namespace)
     thread = sys.modules.get("_thread") or __import__("_thread")
     threading_globals = vars(sys.modules["threading"]) if "threading" in sys.modules else {}
     for name in ("start_new_thread", "start_new", "start_joinable_thread"):
@@ -656,7 +679,7 @@ def refuse_signal_handlers():
     """Python signal handlers are refused (see `refusing_handlers`): wrap the one primitive that
     installs them (`signal.signal` calls it, and names the original as its `__wrapped__`)."""
     namespace: dict[str, typing.Any] = {"__builtins__": {"next": next, "BaseException": BaseException}}
-    exec(MISSING_SOURCE, namespace)
+    exec(MISSING_CODE, namespace)
     module = sys.modules["_signal"]
     install = namespace["refusing_handlers"](module.signal, sys.audit, Refused, callable, len)
     module.__dict__["signal"] = install
@@ -869,23 +892,146 @@ def quiet_caller_lookup():
 
 
 def run_candidate(request, token, wfd):
-    """In the forked child. Never returns: ends with os._exit."""
+    """In the forked child. Never returns: ends with os._exit.
+
+    A job with `fork_calls` makes this child the round's parent instead: it loads the module once
+    (the job's module body must be the grader's own code, a driver holding the candidate as data:
+    every call inherits what it leaves), then forks one child per call from that loaded state (see
+    `serve_forked`): each call's child has its own CPU and wall limit, its own output limit counted
+    here (outside its process), and nothing it changes reaches the next call."""
     write, exit_now, pack, length = os.write, os._exit, struct.pack, len
     wire, encode = make_wire_encoder()
     base_exception, type_of, str_of = BaseException, type, str
     value_error, overflow_error = ValueError, OverflowError
+    channel = [wfd, token]  # a call's child replaces both with its own pipe and token
 
     def send(kind, payload):
-        data = encode([token, kind, payload])
-        write(wfd, pack(">I", length(data)) + data)
+        data = encode([channel[1], kind, payload])
+        write(channel[0], pack(">I", length(data)) + data)
 
-    lock_down(int(request.get("mem_mb", 1024)), int(math.ceil(request["timeout"])) + 1, wfd)
+    fork_calls = bool(request.get("fork_calls"))
+    cpu_limit = int(math.ceil(request["timeout"])) + 1
+    lock_down(int(request.get("mem_mb", 1024)), cpu_limit, wfd, processes=-1 if fork_calls else 0)
     quiet_caller_lookup()
     calls = typing.cast(list, [from_wire(args) for args in request["calls"]])
     counter = [0]
     namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+    # a forked-calls parent's own tools, bound before any job code exists
+    trusted = [False]  # a forked-calls parent's pass for its own fork, kill and a child's limits
+    function: typing.Any = None  # the entry point, once the module has loaded
+    make_pipe, fork, close, urandom, listdir = os.pipe, os.fork, os.close, os.urandom, os.listdir
+    setrlimit, cpu_rlimit, process_rlimit = resource.setrlimit, resource.RLIMIT_CPU, resource.RLIMIT_NPROC
+    watch, scratch, memory_view = watch_call, SCRATCH[0], memoryview
+    call_timeout = float(request.get("call_timeout") or request["timeout"])
+    call_wall = float(request.get("call_wall") or call_timeout)
+    budget = int(request.get("budget") or 1 << 20)
+    call_output = max(0, min(int(request.get("call_output") or budget), budget - PARENT_RESERVE))
+    stop_on_failure = bool(request.get("stop_on_failure"))
 
-    uncounted = code_ids(wire.__code__, encode.__code__, send.__code__)
+    def run_call(index, args):
+        # one call, its result sent on the channel (the sandbox's own frame: never counted)
+        counter[0] = 0
+        peak = baseline = None
+        if memory is not None:
+            memory.reset_peak()
+            baseline = memory.get_traced_memory()[0]
+        try:
+            resume_collection()
+            value = function(*args)
+            pause_collection()
+            if memory is not None and baseline is not None:
+                peak = max(0, memory.get_traced_memory()[1] - baseline)
+        except base_exception as exc:  # noqa: BLE001
+            pause_collection()
+            op = explain(exc, removed_from)
+            if op is not None:
+                note(op)
+            result = {"exc": str_of(type_of(exc).__name__)[:80]}
+        else:
+            # the value cannot be reported: a named outcome, so the grader can say (and flag) why
+            try:
+                result = {"ok": wire(value, 0)}
+            except value_error:
+                result = {"exc": RESULT_TOO_DEEP}
+            except overflow_error:
+                result = {"exc": RESULT_TOO_LARGE}
+            except base_exception:  # noqa: BLE001 - not plain data (or a recursion limit set low)
+                result = {"exc": RESULT_NOT_PLAIN}
+        send("result", [index, result, counter[0] if trace else None, peak])
+
+    def serve_forked():
+        """The round's parent: for each call, a child forked from this loaded state runs it (limits
+        first, then the call), while this process collects its output (counted here, up to
+        `call_output` bytes) and relays it as one `call` message followed by those raw bytes. It
+        stops after a call that did not finish cleanly when `stop_on_failure` says so, after a call
+        that left the scratch directory dirty, and before relaying a call whose output would take
+        the round past `budget` (the trusted side runs the rest again in a new request)."""
+        buffer = [bytearray(1 << 16)]
+        child_cpu = int(math.ceil(call_timeout)) + 1
+        freeze()  # the loaded state: no child's collection walks it (nor copies its pages to mark it)
+        sent = 0
+        for index in range(length(calls)):
+            call_token = urandom(16).hex()
+            rfd, call_wfd = make_pipe()
+            trusted[0] = True
+            pid = fork()
+            if pid == 0:  # the call's child: its own limits before anything of the candidate runs
+                try:
+                    setrlimit(cpu_rlimit, (child_cpu, child_cpu))
+                    setrlimit(process_rlimit, (0, 0))
+                except base_exception:  # noqa: BLE001 - never run a call without its limits
+                    exit_now(70)
+                trusted[0] = False
+                close(rfd)
+                close(channel[0])
+                channel[0], channel[1] = call_wfd, call_token
+                args = calls[index]
+                calls.clear()  # the round's other inputs are not this call's
+                run_call(0, args)
+                send("done", None)
+                exit_now(0)
+            trusted[0] = False
+            close(call_wfd)
+            status, total, exit_status, spent = watch(
+                pid, rfd, buffer, call_output, call_timeout, call_wall, trusted
+            )
+            close(rfd)
+            data = buffer[0]
+            size = min(total, call_output)
+            done = encode([call_token, "done", None])
+            done = pack(">I", length(done)) + done
+            clean = status is None and size >= length(done) and data[size - length(done) : size] == done
+            head = encode([channel[1], "call", [index, status, exit_status, spent, call_token, size]])
+            if index and sent + 4 + length(head) + size > budget - PARENT_RESERVE:
+                memory_view(data)[:total] = bytes(total)
+                send("stopped", [index, "budget"])
+                return
+            write(channel[0], pack(">I", length(head)) + head)
+            view = memory_view(data)[:size]
+            while view:
+                view = view[write(channel[0], view) :]
+            view.release()
+            sent += 4 + length(head) + size
+            memory_view(data)[:total] = bytes(total)  # the next call's child inherits this buffer
+            try:
+                dirty = bool(listdir(scratch))
+            except OSError:
+                dirty = True
+            if dirty:
+                send("stopped", [index + 1, "dirty"])
+                return
+            if stop_on_failure and not clean:
+                send("stopped", [index + 1, "failure"])
+                return
+
+    uncounted = code_ids(
+        wire.__code__,
+        encode.__code__,
+        send.__code__,
+        run_call.__code__,
+        serve_forked.__code__,
+        watch.__code__,
+    )
     code_id = id
     # while the module loads: the ids of the candidate's own code objects. Load-time work is reported
     # beside the calls' counts (a table built at load time is work like any other), without the
@@ -900,6 +1046,7 @@ def run_candidate(request, token, wfd):
     import gc
 
     collection = collection_on, pause_collection, resume_collection = gc.isenabled, gc.disable, gc.enable
+    freeze = gc.freeze
     pause_collection()
 
     def local_trace(frame, event, arg):
@@ -954,11 +1101,16 @@ def run_candidate(request, token, wfd):
     for name in SIGNAL_REMOVED:
         signal.__dict__.pop(name, None)
         sys.modules["_signal"].__dict__.pop(name, None)
+    if fork_calls:  # nothing loaded here may add code to the parent's forks (the standard library's stays)
+        os.__dict__.pop("register_at_fork", None)
+        sys.modules["posix"].__dict__.pop("register_at_fork", None)
     for name in list(sys.modules):
         if name.partition(".")[0] in BLOCKED_MODULES or name == "__main__":
             sys.modules.pop(name, None)  # __main__ is this zygote: its globals stay out of reach
     CODE_READS[0] = SANDBOX_CODE[0] if read_code else None
-    note = install_audit_hook(lambda op: send("denied", op), collection=collection)
+    note = install_audit_hook(
+        lambda op: send("denied", op), collection=collection, trusted=trusted if fork_calls else None
+    )
     for module, names in (
         (os, POSIX_REMOVED),
         (sys.modules["posix"], POSIX_REMOVED),
@@ -991,35 +1143,11 @@ def run_candidate(request, token, wfd):
         send("load", type_of(exc).__name__)
         exit_now(0)
     send("loaded", counter[0] if trace else None)  # the module's own load-time operations
-    for index, args in enumerate(calls):
-        counter[0] = 0
-        peak = baseline = None
-        if memory is not None:
-            memory.reset_peak()
-            baseline = memory.get_traced_memory()[0]
-        try:
-            resume_collection()
-            value = function(*args)
-            pause_collection()
-            if memory is not None and baseline is not None:
-                peak = max(0, memory.get_traced_memory()[1] - baseline)
-        except base_exception as exc:  # noqa: BLE001
-            pause_collection()
-            op = explain(exc, removed_from)
-            if op is not None:
-                note(op)
-            result = {"exc": str_of(type_of(exc).__name__)[:80]}
-        else:
-            # the value cannot be reported: a named outcome, so the grader can say (and flag) why
-            try:
-                result = {"ok": wire(value, 0)}
-            except value_error:
-                result = {"exc": RESULT_TOO_DEEP}
-            except overflow_error:
-                result = {"exc": RESULT_TOO_LARGE}
-            except base_exception:  # noqa: BLE001 - not plain data (or a recursion limit set low)
-                result = {"exc": RESULT_NOT_PLAIN}
-        send("result", [index, result, counter[0] if trace else None, peak])
+    if fork_calls:
+        serve_forked()
+    else:
+        for index, args in enumerate(calls):
+            run_call(index, args)
     send("done", None)
     exit_now(0)
 
@@ -1105,6 +1233,18 @@ class Buffers:
         return buffer
 
     @classmethod
+    def release(cls):
+        """In a forked child: give the zygote's buffers back (wiped already, or never used here)."""
+        for name in ("job", "output"):
+            buffer = getattr(cls, name)
+            try:
+                buffer.clear()
+            except BufferError:
+                pass
+            setattr(cls, name, bytearray())
+        cls.zeros = b""
+
+    @classmethod
     def wipe(cls, buffer, size):
         memoryview(buffer)[:size] = memoryview(cls.zeros)[:size]
 
@@ -1149,6 +1289,88 @@ def cpu_used(clock):
         return time.clock_gettime(clock)
     except OSError:
         return None
+
+
+def watch_call(
+    pid,
+    rfd,
+    buffer,
+    limit,
+    timeout,
+    wall,
+    trusted,
+    monotonic=time.monotonic,
+    select=select.select,
+    readv=os.readv,
+    kill=os.kill,
+    wait4=os.wait4,
+    clock_of=child_cpu_clock,
+    used=cpu_used,
+    sigkill=signal.SIGKILL,
+    signaled=os.WIFSIGNALED,
+    termsig=os.WTERMSIG,
+    exit_code=os.WEXITSTATUS,
+    memoryview=memoryview,
+    bytearray=bytearray,
+    len=len,
+    min=min,
+    max=max,
+    OSError=OSError,
+    ChildProcessError=ChildProcessError,
+):
+    """In a forked-calls parent: the output of call child `pid` from `rfd`, into `buffer[0]` (grown as
+    it fills, to at most `limit` + 1 bytes), under the call's CPU budget `timeout` (its CPU clock; the
+    kernel's RLIMIT_CPU backs it up) and wall limit `wall`, as the zygote watches its own children.
+    The child is killed and reaped at the end. Returns (status: None / "timeout" / "output_limit",
+    bytes read, exit status, wall seconds). Everything is bound when the zygote loads, before any
+    job code exists."""
+    started = monotonic()
+    clock = clock_of(pid)
+    deadline = started + (wall if clock is not None else timeout)
+    data = buffer[0]
+    total = 0
+    status = None
+    try:
+        while True:
+            now = monotonic()
+            spent = used(clock)
+            if now >= deadline or (spent is not None and spent >= timeout):
+                status = "timeout"
+                break
+            wait = deadline - now if spent is None else min(deadline - now, max(timeout - spent, 0.01))
+            ready, _, _ = select([rfd], [], [], wait)
+            if not ready:
+                continue
+            if total == len(data):  # full, and still below the limit: grow it
+                grown = bytearray(min(2 * len(data), limit + 1))
+                grown[:total] = data
+                data[:total] = bytes(total)
+                data = buffer[0] = grown
+            view = memoryview(data)
+            count = readv(rfd, [view[total:]])
+            view.release()
+            if not count:
+                break
+            total += count
+            if total > limit:
+                status = "output_limit"
+                break
+    finally:
+        trusted[0] = True
+        try:
+            kill(pid, sigkill)
+        except OSError:
+            pass
+        trusted[0] = False
+    exit_status = None
+    try:
+        _, raw, usage = wait4(pid, 0)
+        exit_status = -termsig(raw) if signaled(raw) else exit_code(raw)
+        if status is None and usage.ru_utime + usage.ru_stime >= timeout:
+            status = "timeout"  # the kernel's CPU limit ended it before we looked
+    except ChildProcessError:
+        pass
+    return status, total, exit_status, monotonic() - started
 
 
 def exec_node(header, in_fd, wfd):
@@ -1235,6 +1457,7 @@ def supervise(header, job, job_size):
             request = json.loads(bytes(job[:job_size]))
             request["timeout"] = timeout
             Buffers.wipe(job, job_size)
+            Buffers.release()  # the zygote's buffers are not this child's (nor copied to its forks)
             run_candidate(request, token, wfd)
         finally:
             os._exit(0)
@@ -1313,6 +1536,7 @@ def main():
     # the launcher made us a subreaper (or pid 1 of a namespace), set our death signal, installed the
     # syscall filter and left /dev/null writable on fd 2; argv[1] is the scratch directory
     scratch = sys.argv[1] if len(sys.argv) > 1 else "/tmp"
+    SCRATCH[0] = scratch
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     import gc
 

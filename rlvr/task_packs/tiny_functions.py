@@ -15,11 +15,14 @@ misconception (inclusive bounds written as strict ones: "at least k" -> `> k`, m
 not) and, at `bug_rate`, makes one of four ordinary mistakes (forgotten `return`, off-by-one
 constant or sibling operator, wrong variable name, unclosed bracket). A model imitating it is
 often wrong, greedy decoding included; only the grader's reward tells the mistakes apart.
-`sft_examples` can also vary the surface of the bodies (off by default, the pack's teacher included):
-a comprehension's loop variable drawn from `LOOP_VARIABLES` (`v` or a scalar argument's name), and a
-scalar body parenthesised at `bracket_rate`. Then an operator follows the same tokens in every shape
+`sft_examples` can also vary the surface of its examples (off by default; the pack's teacher turns it
+on, `TEACHER_SURFACE`): a comprehension's loop variable drawn from `LOOP_VARIABLES` (`v` or a scalar
+argument's name), a scalar body parenthesised at `bracket_rate`, and the instruction phrased another
+way (`PHRASINGS`) at `phrasing_rate`. Then an operator follows the same tokens in every shape
 (`(n == 0)`, `any(n == 0 ...)`, `[n - 1 ...]`), so a relation word learnt in one shape is more often
-written as the same operator in another (measured in benchmarks/RESULTS.md, issue 36, h36).
+written as the same operator in another, and where the relation word stands in the instruction
+does not tell the body's shape; only the shape's own words do (measured in benchmarks/RESULTS.md,
+issue 36, h36 and h36s). Held-out tasks keep their template's phrasing.
 """
 
 from __future__ import annotations
@@ -187,6 +190,7 @@ class Instance:
     function: str
     variable: str = "v"  # a comprehension's loop variable (the reference's is always `v`)
     bracketed: bool = False  # a scalar body written in parentheses: `(x - 3)`
+    doc: str = ""  # the docstring's phrasing (a format string like `Template.doc`); "" = the template's
 
     @property
     def operator(self) -> str:
@@ -194,7 +198,7 @@ class Instance:
 
     def prompt(self) -> str:
         kind = {"int": "int", "list": "list[int]", "str": "str"}[self.template.kind]
-        doc = self.template.doc.format(a=self.argument, w=self.word, k=self.k)
+        doc = (self.doc or self.template.doc).format(a=self.argument, w=self.word, k=self.k, v=self.variable)
         return f'def {self.function}({self.argument}: {kind}) -> {self.template.returns}:\n    """{doc}"""\n'
 
     def expression(
@@ -294,6 +298,47 @@ def _misconceived(template: Template) -> Template:
     return Template(**{**template.__dict__, "words": words})
 
 
+# Other phrasings of each template's instruction, for the teacher's training examples only (every task,
+# held-out or not, keeps its template's `doc`). They move the relation word before or after the
+# collection and the clause order around ("Given {a}, ..." opens scalar and list shapes alike), so
+# that where a relation word stands, and what precedes it, does not tell the body's shape: only the
+# shape's own words ("how many", "any", "every", "each", "the numbers") do. The last phrasing of each
+# list shape names the comprehension's variable and reads like the scalar instruction around it
+# ("Return True if n is equal to 3 for any n in xs." beside "Return True if n is greater than 3."), so
+# a relation word is met in the same words in both shapes.
+PHRASINGS: dict[str, tuple[str, ...]] = {
+    "arith": ("Given {a}, return {a} {w} {k}.", "Return the value of {a} {w} {k}."),
+    "compare": ("Given {a}, return whether it is {w} {k}.", "Return whether {a} is {w} {k}."),
+    "reduce": ("Given {a}, return its {w}.", "Return the {w} of the numbers in {a}."),
+    "string": ("Given {a}, return it {w}.",),
+    "repeat": ("Given {a}, return it repeated {k} times.",),
+    "count_if": (
+        "Given {a}, return how many of its numbers are {w} {k}.",
+        "Return how many numbers are {w} {k} in {a}.",
+        "Return how many {v} in {a} satisfy: {v} is {w} {k}.",
+    ),
+    "filter": (
+        "Given {a}, return the numbers that are {w} {k}.",
+        "Return the numbers that are {w} {k} in {a}.",
+        "Return the numbers {v} in {a} for which {v} is {w} {k}.",
+    ),
+    "any": (
+        "Given {a}, return whether any of its numbers is {w} {k}.",
+        "Return True if any number is {w} {k} in {a}.",
+        "Return True if {v} is {w} {k} for any {v} in {a}.",
+    ),
+    "all": (
+        "Given {a}, return whether every one of its numbers is {w} {k}.",
+        "Return True if every number is {w} {k} in {a}.",
+        "Return True if {v} is {w} {k} for every {v} in {a}.",
+    ),
+    "map": (
+        "Given {a}, return each of its numbers {w} {k}.",
+        "Return {a} with each number {w} {k}.",
+        "Return {v} {w} {k} for each {v} in {a}.",
+    ),
+}
+
 # The teacher's comprehension variables: `v`, or a name a scalar template's argument has, so that
 # the operator follows the same variable tokens in a comprehension as in a scalar expression.
 LOOP_VARIABLES = ("v", *ARGUMENT_NAMES["int"])
@@ -306,10 +351,12 @@ def sft_examples(
     misconception_rate: float = 0.6,
     loop_variables: tuple[str, ...] = ("v",),
     bracket_rate: float = 0.0,
+    phrasing_rate: float = 0.0,
 ) -> list[tuple[str, str]]:
     """(prompt, body) pairs from the noisy teacher, on training templates only, with argument and
     function names drawn at random (so the model learns to copy them), and a comprehension's loop
-    variable drawn from `loop_variables`. The teacher writes an inclusive bound ("at least"/"at
+    variable drawn from `loop_variables`; at `phrasing_rate` the instruction is one of the template's
+    other `PHRASINGS`. The teacher writes an inclusive bound ("at least"/"at
     most") as a strict one at `misconception_rate` and, on top of that, makes one of the ordinary
     mistakes at `bug_rate`."""
     rng = random.Random(seed)
@@ -328,11 +375,27 @@ def sft_examples(
             instance = replace(instance, variable=rng.choice(loop_variables))
         if bracket_rate and base.template.kind == "int" and rng.random() < bracket_rate:
             instance = replace(instance, bracketed=True)
+        if phrasing_rate and rng.random() < phrasing_rate:
+            instance = replace(instance, doc=rng.choice(PHRASINGS[base.template.family]))
         if instance.operator in MISCONCEPTIONS and rng.random() < misconception_rate:
             instance = replace(instance, template=_misconceived(instance.template))
         body = buggy_answer(instance, rng.choice(BUGS)) if rng.random() < bug_rate else instance.answer()
         out.append((instance.prompt(), body))
     return out
+
+
+@dataclass(frozen=True)
+class Surface:
+    """How the teacher varies the surface of its examples (the arguments of `sft_examples`)."""
+
+    loop_variables: tuple[str, ...] = ("v",)
+    bracket_rate: float = 0.0
+    phrasing_rate: float = 0.0
+
+
+# The pack's teacher: every surface variation on (three seeds of `rlvr train` measured in
+# benchmarks/RESULTS.md, issue 36, h36s).
+TEACHER_SURFACE = Surface(loop_variables=LOOP_VARIABLES, bracket_rate=0.5, phrasing_rate=0.5)
 
 
 class TinyFunctionsPack(TaskPack):
@@ -350,4 +413,12 @@ class TinyFunctionsPack(TaskPack):
                 yield to_task(instance, split)
 
     def sft_examples(self, count: int, seed: int = 0, bug_rate: float = 0.3) -> list[tuple[str, str]]:
-        return sft_examples(count, seed, bug_rate)
+        surface = TEACHER_SURFACE
+        return sft_examples(
+            count,
+            seed,
+            bug_rate,
+            loop_variables=surface.loop_variables,
+            bracket_rate=surface.bracket_rate,
+            phrasing_rate=surface.phrasing_rate,
+        )

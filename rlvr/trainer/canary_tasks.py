@@ -39,15 +39,18 @@ class Canary:
 
 def contradict(value: Any) -> Any:
     """A value of the same type that the spec's own output is not (None: no safe contradiction).
-    Far from the value on purpose: an honest near miss (off by one) must not pass by accident."""
+    Far from the value on purpose: an honest near miss (off by one) must not pass by accident. Never
+    a constant: a canary must not be told apart from its task by anything but its contradiction."""
     if isinstance(value, bool):
         return not value
     if isinstance(value, int):
         return value + 11 if value < 1000 else -value - 11
     if isinstance(value, float):
         return value + 11.5
-    if isinstance(value, str):
-        return value + "~canary" if value else "canary"
+    if isinstance(value, str):  # made of the value itself: no marker a policy could learn to spot
+        if not value:
+            return None
+        return value[::-1] if value[::-1] != value else value + value
     if isinstance(value, list):
         return [*reversed(value), *value[:1]] if value else None
     if isinstance(value, tuple):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlvr.core.stored_text import read_text, store_text
 from rlvr.core.types import Verdict
 
 CANDIDATES_DIR = "candidates"
@@ -86,7 +87,6 @@ def write_step_candidates(
                 "step": step,
                 "pack": pack,
                 "task_id": task_id,
-                "completion": text,
                 "reward": round(verdict.reward, 6),
                 "passed": verdict.passed,
                 "flags": list(verdict.flags),
@@ -96,13 +96,14 @@ def write_step_candidates(
                 "receipt": verdict.receipt,
                 "canary": bool(is_canary),
             }
+            store_text(line, "completion", text)
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
     temporary.replace(path)
     return path
 
 
 def _from_line(data: dict[str, Any]) -> StoredCandidate | None:
-    completion = data.get("completion")
+    completion = read_text(data, "completion")
     if not isinstance(completion, str) or data.get("generation_error"):
         return None  # nothing was graded for it (the generation failed)
     return StoredCandidate(

@@ -71,6 +71,10 @@ class SFTConfig:
     # rest on the configured teacher, with a fresh optimiser: the skill forms on clean examples
     # before the mistakes are learnt (0: one stage)
     clean_steps: int = 0
+    # multi-turn packs: lay a batch's teacher episodes end to end in rows (each attends only to
+    # itself) instead of padding every row to the longest prompt plus the longest episode; the same
+    # batches and loss, fewer tokens computed (rlvr/trainer/packing.py)
+    packed: bool = False
 
 
 @dataclass

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from rlvr.trainer.episodes import Episode, episode_sequences
+from rlvr.trainer.packing import PackedBatch, packed_loss
 from rlvr.trainer.rollout import Sequences, completion_logprobs, encode_prompts
 
 
@@ -43,9 +44,17 @@ def episode_batches(
     return lambda rng: episode_sequences(rng.sample(episodes, min(batch_size, len(episodes))), pad_id)
 
 
+def batch_loss(model: Any, batch: Sequences | PackedBatch) -> torch.Tensor:
+    """Mean next-token loss over the tokens a batch counts (padded rows, or packed episodes)."""
+    if isinstance(batch, PackedBatch):
+        return packed_loss(model, batch)
+    logp, _ = completion_logprobs(model, batch, temperature=1.0)
+    return -(logp * batch.mask).sum() / batch.mask.sum()
+
+
 def supervised_warm_start(
     model: Any,
-    batches: Callable[[random.Random], Sequences],
+    batches: Callable[[random.Random], Sequences | PackedBatch],
     *,
     steps: int,
     learning_rate: float,
@@ -59,9 +68,7 @@ def supervised_warm_start(
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 - step / max(steps, 1))
     losses: list[float] = []
     for _ in range(steps):
-        batch = batches(rng)
-        logp, _ = completion_logprobs(model, batch, temperature=1.0)
-        loss = -(logp * batch.mask).sum() / batch.mask.sum()
+        loss = batch_loss(model, batches(rng))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -28,6 +28,7 @@ from rlvr.trainer.agent import env_id_for, stop_ids, uses_episodes
 from rlvr.trainer.config import TrainConfig
 from rlvr.trainer.curriculum import up_to_difficulty
 from rlvr.trainer.episodes import make_template
+from rlvr.trainer.packing import packed_episode_batches
 from rlvr.trainer.sft import episode_batches, pair_batches, supervised_warm_start
 
 TeacherData = list[tuple[Task, list[dict[str, str]]]] | list[tuple[str, str]]
@@ -72,6 +73,8 @@ def teacher_batches(
         return pair_batches(tokenizer, data, config.sft.batch_size)  # type: ignore[arg-type]
     template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
     episodes = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in data]  # type: ignore[misc]
+    if config.sft.packed:
+        return packed_episode_batches(episodes, tokenizer.pad_token_id, config.sft.batch_size)
     return episode_batches(episodes, tokenizer.pad_token_id, config.sft.batch_size)
 
 

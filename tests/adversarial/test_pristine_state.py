@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from adversarial.corpus import TASKS, Case, HostProbe, job_for, load_cases
 from adversarial.docker_support import require_docker
-from adversarial.isolation import namespaced_sandbox
+from adversarial.isolation import namespaced_sandbox, without_audit_hook
 
 from rlvr.sandbox import Job, LocalSandbox, make_sandbox
 from rlvr.sandbox.pool import WorkerPool
@@ -169,11 +169,8 @@ def test_a_dirty_scratch_ends_the_zygote(monkeypatch: pytest.MonkeyPatch) -> Non
     starts a fresh one and the next candidate still finds /tmp empty."""
     import rlvr.sandbox.pool as pool_module
 
-    weakened = pool_module.ZYGOTE_SOURCE.replace(
-        '    note = install_audit_hook(lambda op: send("denied", op), collection=collection)\n',
-        "    note = lambda op: None\n",
-    )
-    assert weakened != pool_module.ZYGOTE_SOURCE
+    weakened = without_audit_hook(pool_module.ZYGOTE_SOURCE)
+    assert "note = install_audit_hook(" not in weakened
     monkeypatch.setattr(pool_module, "ZYGOTE_SOURCE", weakened)
     monkeypatch.setattr(pool_module, "syscall_filter_hex", lambda: None)
     litter = "def f():\n    open('/tmp/left-behind', 'w').close()\n    return 1\n"

@@ -11,6 +11,7 @@ import os
 import struct
 
 import pytest
+from adversarial.isolation import without_audit_hook
 
 from rlvr.sandbox.syscall_filter import AARCH64, ARCHES, DENIED, ENOSYS, EPERM, X86_64, Arch, build_program
 
@@ -128,11 +129,8 @@ def attempts():
 
 
 def unguarded_zygote(source: str) -> str:
-    hooked = '    note = install_audit_hook(lambda op: send("denied", op), collection=collection)\n'
-    assert source.count(hooked) == 1
-    weakened = source.replace(hooked, "    note = lambda op: None\n")
-    weakened = weakened.replace("for name in POSIX_REMOVED:", "for name in ():")
-    assert "install_audit_hook(lambda" not in weakened and weakened != source
+    weakened = without_audit_hook(source).replace("for name in POSIX_REMOVED:", "for name in ():")
+    assert "note = install_audit_hook(" not in weakened and "for name in ():" in weakened
     return weakened
 
 

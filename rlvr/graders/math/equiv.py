@@ -8,7 +8,8 @@ sympy on hostile input can hang or exhaust memory. The comparison is structural 
 - collections keep their kind: `{1,2}` is a set (order-free), `(1,2)` a tuple (ordered), `[1,2)` an interval,
   a bare `1, 2` an unordered list of answers; a set never equals a tuple;
 - intervals, unions and inequalities (`1 \\le x \\le 3`) compare as sets of reals;
-- numbers compare exactly (a decimal is the rational it spells), with tolerance only when the task gives one;
+- numbers compare exactly (a decimal is the rational it spells), with tolerance only when the task gives one,
+  except a decimal correctly rounding a number that has no finite decimal (rlvr/graders/math/rounding.py);
 - expressions and equations compare symbolically, then by high-precision evaluation at random points.
 
 LaTeX and plain expressions are parsed with math-verify (latex2sympy); math-verify's own `verify` is the
@@ -21,7 +22,8 @@ import itertools
 import random
 import re
 import secrets
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -29,6 +31,7 @@ from typing import Any
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 
+from rlvr.graders.math.rounding import StatedDecimal, rounds_to, stated_decimals
 from rlvr.specs.math_settings import MathSettings
 
 MAX_ANSWER_CHARS = 1000
@@ -63,6 +66,8 @@ class Rules:
     strict: bool = True
     relation: str = "auto"
     relation_as_set: bool = True
+    # decimal literals the answer and the reference write (rlvr/graders/math/rounding.py), by exact value
+    decimals: Mapping[Fraction, StatedDecimal] = field(default_factory=dict)
 
     @classmethod
     def from_settings(cls, settings: MathSettings | None) -> Rules:
@@ -115,7 +120,7 @@ _UNIT_WORDS = re.compile(r"^(-?\d[\d.,]*)\s+[A-Za-z]{2,}(?:\s+[A-Za-z]+)*(?:\^\{
 _REPEATING = re.compile(r"^(-?)(\d*)\.(\d*)\\overline\s*\{(\d+)\}$")
 _TEXT_COMMAND = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textit|mbox|operatorname)\s*\{([^{}]*)\}")
 _INFINITY_WORD = re.compile(r"(?<![A-Za-z\\])(?:oo|inf|infinity|infty)(?![A-Za-z])", re.IGNORECASE)
-_THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_THOUSANDS = re.compile(r"^-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")  # `0,111` is no thousands number
 _SCIENTIFIC = re.compile(r"^(-?\d+(?:\.\d+)?)[eE]([+-]?\d+)$")
 _CHOICE = re.compile(r"^\(?([A-Ea-e])\)?$")
 _WORDS = re.compile(r"^[A-Za-z][A-Za-z'\- ]*[A-Za-z]$")
@@ -420,6 +425,8 @@ def expressions_equal(a: Any, b: Any, rules: Rules) -> bool:
     a, b = exact(a), exact(b)
     if a == b or _rebuilt(a) == _rebuilt(b):
         return True
+    if not rules.approximate and (rounds_to(a, b, rules.decimals) or rounds_to(b, a, rules.decimals)):
+        return True  # `0.3333` for 1/3: a decimal correctly rounding a number no finite decimal can write
     if not a.free_symbols and not b.free_symbols and _clearly_different(a, b):
         return False  # numbers that differ at 30 digits: no need for simplify (slow on nested radicals)
     symbols = a.free_symbols | b.free_symbols
@@ -513,10 +520,13 @@ def sets_equal(a: Any, b: Any, rules: Rules) -> bool:
         return multisets_equal(list(a.args), list(b.args), rules)
     if a == b:
         return True
-    if rules.approximate and isinstance(a, sympy.Interval) and isinstance(b, sympy.Interval):
-        return (a.left_open, a.right_open) == (b.left_open, b.right_open) and all(
-            expressions_equal(x, y, rules) for x, y in ((a.start, b.start), (a.end, b.end))
-        )
+    if (
+        isinstance(a, sympy.Interval)
+        and isinstance(b, sympy.Interval)
+        and (a.left_open, a.right_open) == (b.left_open, b.right_open)
+        and all(expressions_equal(x, y, rules) for x, y in ((a.start, b.start), (a.end, b.end)))
+    ):  # endpoint by endpoint: a numeric setting, or a rounded decimal endpoint (`(0.6, 2.6667]`)
+        return True
     symmetric = sympy.Union(sympy.Complement(a, b), sympy.Complement(b, a))
     return symmetric is sympy.S.EmptySet or bool(symmetric.is_empty)
 
@@ -610,6 +620,7 @@ def structurally_equal(candidate: str, reference: str, rules: Rules) -> bool:
             items = [parse_expression(item) for item in collection.items]
             return multisets_equal(list(expanded.args), items, rules)
         return False
+    cs = _without_repeated_solutions(cs, rs, rules)
     if len(cs.items) != len(rs.items):
         return False
     if cs.kind in ordered or rs.kind in ordered:
@@ -629,6 +640,35 @@ def structurally_equal(candidate: str, reference: str, rules: Rules) -> bool:
         else:
             return False
     return True
+
+
+MAX_SOLUTIONS_DEDUPLICATED = 100
+
+
+def _without_repeated_solutions(candidate: Shape, reference: Shape, rules: Rules) -> Shape:
+    """A list or set of tuple solutions (`(3, 17, 3, 7), (17, 3, 3, 7), ...`) that writes one solution twice
+    names the same solutions: the repeat is dropped, only when every item on both sides is a tuple, the
+    repeat is written the same way (spaces aside), and the reference's own solutions are distinct. A tuple is
+    a solution of a system, where a repeat adds no claim; scalar lists keep every item (`1, 2, 2` lists a
+    double root, and is not `1, 2`), and nothing else changes: every remaining item must still match one of
+    the reference's, and none may be missing (`(1, 2), (1, 2), (3, 4)` is not `(1, 2), (5, 6)`)."""
+    if rules.relation == "tuple" or not (
+        candidate.kind in ("list", "set")
+        and reference.kind in ("list", "set")
+        and len(reference.items) < len(candidate.items) <= MAX_SOLUTIONS_DEDUPLICATED
+        and all(shape_of(item).kind == "tuple" for item in candidate.items + reference.items)
+    ):
+        return candidate
+    if len({_spaceless(item) for item in reference.items}) < len(reference.items):
+        return candidate
+    kept: dict[str, str] = {}
+    for item in candidate.items:
+        kept.setdefault(_spaceless(item), item)
+    return Shape(candidate.kind, list(kept.values()), candidate.text)
+
+
+def _spaceless(text: str) -> str:
+    return re.sub(r"\s+", "", text)
 
 
 _DECIMAL = re.compile(r"\d\.\d|\\overline")
@@ -727,6 +767,29 @@ def _compare_relations(candidate: str, reference: str) -> tuple[bool, str] | Non
     return None
 
 
+MAX_CHAIN_SIDES = 4
+
+
+def _equal_value_chain(candidate: str, reference: str, rules: Rules) -> tuple[bool, str] | None:
+    """`\\frac{20}{18} = \\frac{10}{9}` (work, then the result) against the bare value 10/9: an equation
+    between values passes when every side equals the reference. A chain is never read as its last side
+    alone: `\\frac{1}{2} = \\frac{10}{9}` (a false equation) and `24 = 25` fail, so no side can carry a second
+    guess. `x = 5` (a name and its value) and sides holding another relation are left to the other rules."""
+    if _RELATION.search(reference) or "=" not in candidate or _SYMBOL_EQUATION.match(candidate):
+        return None
+    sides = [side.strip() for side in re.split(r"(?<![<>!\\])=", candidate)]
+    if not 2 <= len(sides) <= MAX_CHAIN_SIDES or not all(sides) or len(split_top_level(candidate)) > 1:
+        return None
+    if any(_RELATION.search(side) or _HAS_INEQUALITY.search(side) for side in sides):
+        return None
+    try:
+        if all(structurally_equal(side, reference, rules) for side in sides):
+            return True, "equation between values (every side is the value)"
+    except (Undecided, TypeError, ValueError, AttributeError, NotImplementedError, RecursionError):
+        return None
+    return False, "relation (only one side matches)"
+
+
 _ASSIGNMENT = re.compile(rf"^\s*{_NAME}\s*=\s*([^=;]+?)\s*$")
 
 
@@ -767,6 +830,130 @@ def _decimal_comma(candidate: str, reference: str) -> str:
     if _DECIMAL_COMMA.match(candidate) and candidate.replace(",", ".") == reference:
         return reference
     return candidate
+
+
+_UNIT_COMMAND = re.compile(
+    r"[\d}]\s*(?:\\[,;:! ]\s*)*\\(?:text|mathrm|mbox)\s*\{\s*([A-Za-z][A-Za-z .]*?)\s*\}\s*(\^\s*\{?\s*\d\s*\}?)?[\s.$]*$"
+)
+_UNIT_PLAIN = re.compile(
+    r"^[\s$]*-?\d[\d.,]*\s+([A-Za-z]+(?:\s+[A-Za-z]+)?)\s*(\^\s*\{?\s*\d\s*\}?)?[\s.$]*$"
+)
+
+
+_UNIT_NAMES = {
+    "m": "meter metre",
+    "cm": "centimeter centimetre",
+    "mm": "millimeter millimetre",
+    "km": "kilometer kilometre",
+    "in": "inch inches",
+    "ft": "foot feet",
+    "yd": "yard",
+    "mi": "mile",
+    "s": "sec second",
+    "min": "minute",
+    "h": "hr hour",
+    "g": "gram gramme",
+    "kg": "kilogram kilo",
+    "l": "liter litre",
+    "ml": "milliliter millilitre",
+    "dollar": "usd",
+    "degree": "deg",
+    "year": "yr",
+}
+_UNIT_ALIASES = {alias: short for short, names in _UNIT_NAMES.items() for alias in names.split()}
+_UNIT_POWER_WORDS = {"square": "2", "sq": "2", "cubic": "3", "cu": "3"}
+
+
+def _stated_unit(text: str) -> str | None:
+    """The unit written after a number at the end of an answer (`5 \\text{ cm}^2`, `10 dollars`), as a key:
+    case, a plural `s` and common names aside (`Dollars` = `dollar`, `centimeters` = `cm`,
+    `square cm` = `cm^2`), the power kept (`cm^2` is not `cm`)."""
+    match = _UNIT_COMMAND.search(text) or _UNIT_PLAIN.match(text)
+    if not match or _meaningful(match.group(1)):
+        return None
+    words = match.group(1).replace(".", " ").casefold().split()
+    power = re.sub(r"\D", "", match.group(2) or "")
+    if len(words) == 2 and words[0] in _UNIT_POWER_WORDS and not power:
+        power, words = _UNIT_POWER_WORDS[words[0]], words[1:]
+    word = "".join(words)
+    if word not in _UNIT_ALIASES and len(word) > 3 and word.endswith("s"):
+        word = word[:-1]
+    word = _UNIT_ALIASES.get(word, word)
+    return f"{word}^{power}" if power else word
+
+
+def _units_differ(candidate: str, reference: str) -> bool:
+    """Units are dropped when comparing (`15 \\text{ cm}^2` is 15), but a unit the answer states must be the
+    reference's when the reference states one: `5 \\text{ m}` is not `5 \\text{ cm}`, nor `10 cents` 10
+    dollars. An answer without a unit, or a reference without one, compares the numbers alone."""
+    ours, theirs = _stated_unit(candidate), _stated_unit(reference)
+    return ours is not None and theirs is not None and ours != theirs
+
+
+_PLAIN_DECIMAL = re.compile(r"^-?\d+\.\d+$")
+
+
+def _reference_decimal_comma(candidate: str, reference: str) -> bool:
+    """The reference `1,22` or `0,111` (one comma, no space, not a thousands group) is written the way a
+    decimal comma is; read that way, it equals the answer `1.22` / `0.111` with exactly that value. The list
+    reading stays (`1, 22` still passes): the reference is trusted text, and a spelling that fits only one
+    of its two readings is no hedge. An answer's own comma is never read as a decimal point here, and a list,
+    a spaced `1, 22`, or a thousands group (`1,222`) in the reference is not ambiguous, so none is read so."""
+    if not (_DECIMAL_COMMA.match(reference) and _PLAIN_DECIMAL.match(candidate)):
+        return False
+    try:
+        return Decimal(reference.replace(",", ".")) == Decimal(candidate)
+    except InvalidOperation:
+        return False
+
+
+_APPROX = r"(?:\\approx(?![A-Za-z])|≈)"
+_NAME_APPROX = re.compile(rf"^\s*({_NAME})\s*{_APPROX}\s*(.+?)\s*$")
+_NAME_EXACT_APPROX = re.compile(rf"^\s*({_NAME})\s*=\s*(.+?)\s*{_APPROX}\s*(.+?)\s*$")
+_ANY_RELATION = re.compile(
+    r"\\(?:sim|approx|simeq|cong|equiv|propto|[lg]eq|neq|in|mid|pm|mp|lor|land|vee|wedge)(?![A-Za-z])|[=<>≈|±∓]"
+)
+
+
+def _approximation_as_value(candidate: str, reference: str) -> str:
+    """Against a reference that is a bare value (no relation of its own):
+
+    - `x \\approx 11` is read as `x = 11`: the unknown's value, stated as approximate. The value is then
+      compared like any other (exactly, or as a rounded decimal under rlvr/graders/math/rounding.py), so
+      `x \\approx 10` is not 11 and `x \\approx 0.33` is not 1/3;
+    - `x = \\frac{1}{3} \\approx 0.33` is read as `x = \\frac{1}{3}`: the exact value is the answer, what follows
+      `\\approx` is a gloss (a slip in the gloss does not fail an exact answer, and the gloss never counts:
+      `x = 26 \\approx 25` is 26, not 25).
+
+    Either way one position decides, so a text passes for one reference value at most: no hedge. The left
+    side must be a name (as in `x = 5`): `26 \\approx 25`, `\\approx 25` and `11 \\approx x` stay relations,
+    and a value side holding another relation (`x \\approx 11 \\approx 12`, `x \\approx 11 = 12`) is not read."""
+    if _ANY_RELATION.search(reference):
+        return candidate
+    exact_first = _NAME_EXACT_APPROX.match(candidate)
+    if exact_first and not any(_ANY_RELATION.search(part) for part in exact_first.group(2, 3)):
+        return f"{exact_first.group(1)} = {exact_first.group(2)}"
+    approximate = _NAME_APPROX.match(candidate)
+    if approximate and not _ANY_RELATION.search(approximate.group(2)):
+        return f"{approximate.group(1)} = {approximate.group(2)}"
+    return candidate
+
+
+_MATH_DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+
+
+def _tex_group_as_list(text: str) -> str:
+    """`${1,3}$`: in math mode an unescaped `{...}` is a TeX group, which typesets as `1,3` (a set is written
+    `\\{1,3\\}`), so it is read as the bare list `1, 3` — order kept against a tuple, as for any bare list
+    (`${3,1}$` is not `(1,3)`). Only inside explicit math delimiters: a plain-text `{1, 3}` is a set."""
+    inner = text.strip()
+    for opener, closer in _MATH_DELIMITERS:
+        if inner.startswith(opener) and inner.endswith(closer) and len(inner) > 2 * len(opener):
+            body = inner[len(opener) : -len(closer)].strip()
+            if _encloses(body, "{", "}") and "," in body:
+                return body[1:-1]
+            return text
+    return text
 
 
 def _math_verify_may_override(candidate: str, reference: str, rules: Rules) -> bool:
@@ -832,7 +1019,9 @@ def equivalent(
     rules = Rules(tolerance=settings) if isinstance(settings, Tolerance) else Rules.from_settings(settings)
     if len(candidate) > MAX_ANSWER_CHARS:
         return False, "answer too long"
-    c, r = normalise(candidate), normalise(reference)
+    if _units_differ(candidate, reference):
+        return False, "a different unit"
+    c, r = normalise(_tex_group_as_list(candidate)), normalise(_tex_group_as_list(reference))
     if c.replace(" ", "") == r.replace(" ", ""):
         return True, "identical"
     if _value_words(candidate) - _value_words(reference):
@@ -842,6 +1031,13 @@ def equivalent(
         return False, why_not
     r = _reference_value(r, c)
     c = _decimal_comma(c, r)
+    if _reference_decimal_comma(c, r):
+        return True, "decimal comma"
+    c = _approximation_as_value(c, r)
+    rules = replace(rules, decimals=stated_decimals(c, r))
+    chain = _equal_value_chain(c, r, rules)
+    if chain is not None:
+        return chain
     for rule in (_compare_times, _compare_ratios, _compare_relations):
         decided = rule(c, r)
         if decided is not None:
@@ -885,4 +1081,25 @@ def extract_stated_answer(text: str) -> str | None:
     results = parse(text, extraction_config=_SEARCH_CONFIG, parsing_timeout=None)  # type: ignore[arg-type]
     if len(results) < 2 or not isinstance(results[1], str) or not results[1].strip():
         return None
-    return results[1].strip()
+    return _with_the_relation_before(text, results[1].strip())
+
+
+# a relation written just before the stated answer, outside math mode: `≈ 11`, `so x ≪ 11.`
+_RELATION_BEFORE = re.compile(
+    r"(?:(?<![A-Za-z\\])([A-Za-z])\s*)?(\\(?:approx|sim|simeq|cong|neq?|leq?|geq?|ll|gg|lesssim|gtrsim)(?![A-Za-z])"
+    r"|[<>≈∼≃≅≡∝≪≫≤≥≠≲≳])[\s$]*$"
+)
+
+
+def _with_the_relation_before(text: str, answer: str) -> str:
+    """math-verify's extraction keeps the number of `≈ 11` (a relation outside `$...$`) and drops the
+    relation. A relation right before the extracted answer stays with it: with a name on its left it is
+    `x ≈ 11`, otherwise the leading relation `≈ 11` (not a value)."""
+    at = text.rfind(answer)
+    if at <= 0:
+        return answer
+    relation = _RELATION_BEFORE.search(text[:at])
+    if relation is None:
+        return answer
+    name, symbol = relation.group(1), relation.group(2)
+    return f"{name} {symbol} {answer}" if name else f"{symbol} {answer}"

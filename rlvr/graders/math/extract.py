@@ -26,7 +26,7 @@ _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}")
 MAX_BARE_CHARS = 120
 _MATHY = re.compile(r"[0-9\\^=<>+*/()\[\]{}|≤≥π∞√-]")
 # What plain math is written with: printable ASCII plus a few math symbols.
-MATH_CHARACTERS = frozenset(map(chr, range(32, 127))) | frozenset("\t≤≥≠±·×÷−π∞√°∈∪")
+MATH_CHARACTERS = frozenset(map(chr, range(32, 127))) | frozenset("\t≤≥≠±·×÷−π∞√°∈∪≈∼≃≅≡∝≪≫≲≳")
 _POWER_TOWER = re.compile(r"\d+(?:\s*(?:\^|\*\*)\s*[{(]?\s*\d+)+")
 _FACTORIAL = re.compile(r"(\d+)\s*!")
 MAX_ANSWER_DIGITS = 5000
@@ -154,12 +154,18 @@ def _compact(text: str) -> str:
 
 
 _PROSE_GAP = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+# in a reference only: a box's unit or label, then a list connective: `\boxed{1} papers and \boxed{2} bins`
+_LABELLED_GAP = re.compile(r"^\s*(?:[A-Za-z]{2,20}\s+){1,2}(?:and|,)\s*$|^\s*(?:[A-Za-z]{2,20}\s*)?,\s*$")
 
 
 def answer_from_boxes(text: str, boxes: list[_Box], rule: str, *, reference: bool = False) -> Extraction:
     """The answer several boxes give. Boxes separated only by punctuation, `and`, `\\quad` or a short
     `\\text{}` form one list answer; earlier boxes must repeat it or one of its items. A `reference`
-    (trusted text) also joins boxes separated by any text without words (`\\boxed{1} ++ \\boxed{2}`)."""
+    (trusted text) also joins boxes separated by any text without words (`\\boxed{1} ++ \\boxed{2}`) and
+    boxes each followed by a unit or label and a list connective (`\\boxed{1} papers and \\boxed{2} bins`:
+    the parts of one answer, in order). Prose between a reference's boxes (`\\boxed{1} no no no \\boxed{2}`)
+    still ends the list, and an answer's boxes never join across words: there, words between boxes are
+    where a hedge hides (`\\boxed{5} or maybe \\boxed{6}`)."""
     if rule == "first":
         return Extraction(boxes[0].content, "boxed")
     if rule == "last" or len(boxes) == 1:
@@ -167,7 +173,8 @@ def answer_from_boxes(text: str, boxes: list[_Box], rule: str, *, reference: boo
     run = [boxes[-1]]
     for box in reversed(boxes[:-1]):
         gap = text[box.end : run[0].start]
-        if not (_BOX_GAP.match(gap) or (reference and not _PROSE_GAP.search(gap))):
+        trusted_gap = reference and (not _PROSE_GAP.search(gap) or _LABELLED_GAP.match(gap))
+        if not (_BOX_GAP.match(gap) or trusted_gap):
             break
         run.insert(0, box)
     if len({_compact(box.content) for box in run}) == 1:

@@ -36,10 +36,23 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Functions reached only through callers** (`fed_calls`): a touched one-parameter function no
   scenario calls, called on what a listed call target returns where that target's return
   annotation is its parameter's (and on inputs naming a missing entry).
+- **Orders, lines, callables, swapped sides** (this round): a mapping argument's keys in reverse
+  order (and all tied, where the repository states a tie rule); a text of lines with a blank or a
+  comment line first (`line_shift_checks`, compared where the reference raises on both, with what the
+  exception carries, `ConfigError.line`); the registrations of callables the code makes on a class
+  (`router.add(..., lambda ...)`) made again with callables of ours: returning, raising, in reverse
+  order, each after a twin for another method (`callable_variants`); an object step's two string
+  arguments swapped, also with its amounts at 1 (a source's overdraft).
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
   it sets before its last (a migration that skips or repeats an intermediate step differs there).
+
+Kept where the reference shows them in the domain (`kept_by_reference`): a generated or derived call
+that makes a count-like parameter (`max_words`, `count`) negative where no listed call does, or puts
+two adjacent numbers every listed call orders (a start and its end) in the other order, is compared
+only where the reference rejects it (raises): what the reference returns on an empty or reversed
+range, or a negative count, no docstring states.
 
 Comparison (`agrees`): plain data as `rlvr.graders.repo.runner.same_value` compares it (values as `==`
 sees them, see `child_driver.plain`; the exact type too where the reference's return annotation names
@@ -61,18 +74,24 @@ import re
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from rlvr.graders.repo.callable_variants import callable_checks
 from rlvr.graders.repo.data_variants import (
     crossed_calls,
+    mapping_order_variants,
     overlapping_keys,
     record_variants,
     seed_variants,
+    states_ties,
     status_vocabulary,
 )
 from rlvr.graders.repo.domain_variants import (
+    comment_lines,
     limit_constants,
+    line_shift_variants,
     number_like_variants,
     number_variants,
     structured_text_variants,
+    swapped_arguments,
     unknown_reference_variants,
 )
 from rlvr.graders.repo.runner import same_value
@@ -425,7 +444,9 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
     return truncated + varied + alone
 
 
-def _value_variants(value: Any, vocabulary: dict[str, list[str]], limits: list[int]) -> list[Any]:
+def _value_variants(
+    value: Any, vocabulary: dict[str, list[str]], limits: list[int], ties: bool = False
+) -> list[Any]:
     if isinstance(value, bool) or value is None:
         return []
     if isinstance(value, int | float):
@@ -446,10 +467,10 @@ def _value_variants(value: Any, vocabulary: dict[str, list[str]], limits: list[i
         ]
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
         return unknown_reference_variants(value) + _script_variants(value)
-    if isinstance(value, list | dict):
-        return unknown_reference_variants(value) + (
-            record_variants(value, vocabulary) if isinstance(value, list) else []
-        )
+    if isinstance(value, list):
+        return unknown_reference_variants(value) + record_variants(value, vocabulary)
+    if isinstance(value, dict):
+        return mapping_order_variants(value, ties) + unknown_reference_variants(value)
     return []
 
 
@@ -458,12 +479,15 @@ def _call_variants(
     others: list[dict[str, Any]],
     vocabulary: dict[str, list[str]],
     limits: list[int],
+    ties: bool = False,
 ) -> list[dict[str, Any]]:
     args = list(scenario.get("args") or [])
     kwargs = dict(scenario.get("kwargs") or {})
     values: list[list[Any]] = []
     for index, value in enumerate(args):
-        values += [args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary, limits)]
+        values += [
+            args[:index] + [v] + args[index + 1 :] for v in _value_variants(value, vocabulary, limits, ties)
+        ]
     # steps that do not commute: values of two listed calls in one, names two arguments share;
     # taken in turn with the value variants, and both before the generic ones (the cap cuts those)
     crossed, units = crossed_calls(scenario, others)
@@ -478,6 +502,38 @@ def _call_variants(
     ]
 
 
+ORIGIN_RAISES = "origin-raises"
+
+
+def line_shift_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each listed call's text-of-lines argument with a blank line, and with a comment line the task's
+    inputs use, put first; marked to be kept only where the reference raises on the listed call and
+    on the variant (`kept_by_reference`): a line number an error reports must count every line."""
+    texts = [a for s in scenarios for a in s.get("args") or [] if isinstance(a, str)]
+    comments = comment_lines(texts)
+    checks: list[dict[str, Any]] = []
+    for origin, scenario in enumerate(scenarios):
+        if scenario.get("kind") != "call" or scenario.get("generated") or scenario.get("derived"):
+            continue
+        args = list(scenario.get("args") or [])
+        for index, value in enumerate(args):
+            if not isinstance(value, str):
+                continue
+            checks += [
+                {
+                    "kind": "call",
+                    "target": scenario["target"],
+                    "args": [*args[:index], shifted, *args[index + 1 :]],
+                    "kwargs": dict(scenario.get("kwargs") or {}),
+                    "derived": "line-shift",
+                    "when": ORIGIN_RAISES,
+                    "variant_of": origin,
+                }
+                for shifted in line_shift_variants(value, comments)
+            ]
+    return checks
+
+
 def _object_variants(
     scenario: dict[str, Any], vocabulary: dict[str, list[str]], limits: list[int]
 ) -> list[dict[str, Any]]:
@@ -487,6 +543,17 @@ def _object_variants(
     boundaries (0, negated, one off, past a limit constant)."""
     steps = [list(step) for step in scenario.get("steps") or []]
     variants: list[dict[str, Any]] = []
+    # two string arguments swapped (a transfer's source and target), with its amounts at 1: a rule
+    # of one side (its overdraft) reached by the calls the scenario already makes; raised or not
+    for position, (method, args) in enumerate(steps):
+        for changed in swapped_arguments(list(args)):
+            variants.append(
+                {
+                    **scenario,
+                    "steps": [*steps[:position], [method, changed], *steps[position + 1 :]],
+                    "derived": "object-boundary",
+                }
+            )
     for position, (method, args) in enumerate(steps):
         for index, value in enumerate(args):
             texts: list[Any] = []
@@ -515,12 +582,23 @@ def _round_robin(rows: list[list[Item]]) -> list[Item]:
     return [item for row in itertools.zip_longest(*rows) for item in row if item is not None]
 
 
+ORDERED_FIELDS = ("args", "kwargs", "steps", "argv", "seed_sql", "queries")
+
+
+def check_key(check: dict[str, Any]) -> str:
+    """What makes two checks the same check: every field but its `derived` label, the arguments with
+    the insertion order of their mappings kept (a mapping in another order is another input)."""
+    fields = {k: v for k, v in check.items() if k != "derived" and k not in ORDERED_FIELDS}
+    ordered = {k: json.dumps(check[k]) for k in ORDERED_FIELDS if k in check}
+    return json.dumps([fields, ordered], sort_keys=True)
+
+
 def derived_checks(
     scenarios: list[dict[str, Any]], base: dict[str, str], reference: dict[str, str]
 ) -> list[dict[str, Any]]:
     """The derived hidden checks of a task (see the module docstring), without duplicates of each
     other or of `scenarios`, at most MAX_DERIVED_CHECKS; API-surface and migration checks first."""
-    seen = {json.dumps(s, sort_keys=True) for s in scenarios}
+    seen = {check_key(s) for s in scenarios}
     ordered: list[dict[str, Any]] = [
         {"kind": "absent", "target": target, "derived": "api-surface"}
         for target in removed_names(base, reference)
@@ -539,10 +617,15 @@ def derived_checks(
     seeds = [str(q) for s in scenarios for q in s.get("seed_sql") or []]
     vocabulary = status_vocabulary(base, seeds)
     limits = limit_constants(base)
+    ties = states_ties(base)
     # the seed rows with every status value known, and in reverse order (filters, orderings)
     ordered += [v for s in scenarios if s.get("kind") == "sqlite" for v in seed_variants(s, vocabulary)]
     # touched functions the scenarios only reach through callers, on what the repository builds
     ordered += fed_calls(scenarios, base, reference)
+    # texts of lines with a blank or a comment line first (what the exception carries is compared)
+    ordered += line_shift_checks(scenarios)
+    # the repository's registrations of callables made with callables of ours (raising, reordered)
+    ordered += callable_checks(scenarios, base)
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
@@ -555,7 +638,7 @@ def derived_checks(
             rows = _cli_variants(s)
         elif s.get("kind") == "call":
             same = [o for o in listed if o.get("kind") == "call" and o.get("target") == s.get("target")]
-            rows = _call_variants(s, same, vocabulary, limits)
+            rows = _call_variants(s, same, vocabulary, limits, ties)
         elif s.get("kind") == "object":
             rows = _object_variants(s, vocabulary, limits)
         else:
@@ -568,8 +651,8 @@ def derived_checks(
     )
     out: list[dict[str, Any]] = []
     for check in ordered + domain:
-        key = json.dumps({k: v for k, v in check.items() if k != "derived"}, sort_keys=True)
-        if key in seen or json.dumps(check, sort_keys=True) in seen:
+        key = check_key(check)
+        if key in seen:
             continue
         seen.add(key)
         out.append(check)
@@ -659,9 +742,10 @@ def _relax(want: Any, got: Any, visible: frozenset[str], depth: int = 0) -> tupl
         return want, got
     if isinstance(want, dict):
         if "raises" in want and isinstance(want["raises"], str) and want["raises"] not in visible:
-            want = {**want, "raises": ANY_EXCEPTION}
+            # an exception the agent cannot see: any exception matches it, whatever it carries
+            want = {k: v for k, v in want.items() if k != "detail"} | {"raises": ANY_EXCEPTION}
             if isinstance(got, dict) and "raises" in got:
-                got = {**got, "raises": ANY_EXCEPTION}
+                got = {k: v for k, v in got.items() if k != "detail"} | {"raises": ANY_EXCEPTION}
         if isinstance(got, dict):
             pairs = [(k, *_relax(v, got.get(k), visible, depth + 1)) for k, v in want.items() if k in got]
             want = {**want, **{k: w for k, w, _ in pairs}}
@@ -679,6 +763,110 @@ def agrees(want: Any, got: Any, visible: frozenset[str]) -> bool:
         return False
     relaxed_want, relaxed_got = _relax(want, got, visible)
     return same_value(relaxed_want, relaxed_got)
+
+
+@dataclass(frozen=True)
+class ShownDomain:
+    """What every listed call of a function shows of its domain: count-like argument positions that are
+    never negative, and adjacent positions that never decrease (a start before its end; `strict`: never
+    equal either)."""
+
+    non_negative: frozenset[int]
+    ordered: dict[int, bool]  # position i -> strict, for the pair (i, i + 1)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+COUNT_NAME = re.compile(
+    r"(n|k|count|limit|size|width|length|depth|times|top|(max|min|num)_\w+|\w+_(count|words|limit|size|len|length))",
+    re.IGNORECASE,
+)
+
+
+def parameter_names(reference: dict[str, str]) -> dict[str, list[str]]:
+    """{"module:function": its positional parameters' names} for the reference's top-level functions."""
+    found: dict[str, list[str]] = {}
+    for path, source in sorted(reference.items()):
+        module = _module_of(path)
+        if module is None or is_test_path(path):
+            continue
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                found[f"{module}:{node.name}"] = [a.arg for a in node.args.args]
+    return found
+
+
+def shown_domains(
+    scenarios: list[dict[str, Any]], names: dict[str, list[str]] | None = None
+) -> dict[str, ShownDomain]:
+    """{target: ShownDomain} from the hand-listed call scenarios (neither generated nor derived): a
+    parameter named as a count or a limit (`max_words`, `count`, `n`) that no listed call makes
+    negative is never negative; an order between two adjacent positions needs two or more calls."""
+    calls: dict[str, list[list[Any]]] = {}
+    for s in scenarios:
+        if s.get("kind") == "call" and not s.get("generated") and not s.get("derived"):
+            calls.setdefault(str(s.get("target")), []).append(list(s.get("args") or []))
+    out: dict[str, ShownDomain] = {}
+    for target, rows in calls.items():
+        width = max(len(row) for row in rows)
+        counts = [i for i, name in enumerate((names or {}).get(target, [])) if COUNT_NAME.fullmatch(name)]
+        signs = [
+            i
+            for i in counts
+            if (at := [row[i] for row in rows if i < len(row)]) and all(_number(v) and v >= 0 for v in at)
+        ]
+        ordered: dict[int, bool] = {}
+        for i in range(width - 1):
+            pairs = [(row[i], row[i + 1]) for row in rows if i + 1 < len(row)]
+            if len(pairs) >= 2 and all(_number(a) and _number(b) and a <= b for a, b in pairs):
+                ordered[i] = all(a < b for a, b in pairs)
+        out[target] = ShownDomain(frozenset(signs), ordered)
+    return out
+
+
+def outside_shown_domain(check: dict[str, Any], domain: ShownDomain | None) -> bool:
+    """Whether a generated or derived call passes a negative number where every listed call passes
+    a non-negative one, or puts two adjacent numbers in the other order (an empty or reversed range)."""
+    if domain is None or check.get("kind") != "call":
+        return False
+    args = list(check.get("args") or [])
+    if any(i < len(args) and _number(args[i]) and args[i] < 0 for i in domain.non_negative):
+        return True
+    for i, strict in domain.ordered.items():
+        if i + 1 < len(args) and _number(args[i]) and _number(args[i + 1]):
+            if args[i] > args[i + 1] or (strict and args[i] == args[i + 1]):
+                return True
+    return False
+
+
+def _raises(outcome: Any) -> bool:
+    return isinstance(outcome, dict) and "raises" in outcome
+
+
+def kept_by_reference(
+    check: dict[str, Any], value: Any, values: list[Any], domains: dict[str, ShownDomain]
+) -> bool:
+    """Whether a check the grader made up is compared, given the reference's outcomes (`value` its
+    own, `values` every check's): a line-shift variant only where the reference raises the same
+    exception type on it and on its listed call; a call outside the domain the listed calls show (a
+    negative count, a reversed range) only where the reference rejects it: what it returns there
+    was never stated."""
+    if check.get("when") == ORIGIN_RAISES:
+        origin = check.get("variant_of")
+        if not (isinstance(origin, int) and 0 <= origin < len(values)):
+            return False
+        # the same error on the same path, only later in the text: another error there is not ours to judge
+        if not (_raises(values[origin]) and _raises(value) and values[origin]["raises"] == value["raises"]):
+            return False
+    if not (check.get("derived") or check.get("generated")):
+        return True
+    return _raises(value) or not outside_shown_domain(check, domains.get(str(check.get("target"))))
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ import typing
 MAX_CAPTURE_CHARS = 20_000
 SCALARS = (type(None), bool, int, float, str)
 MAX_PLAIN_DEPTH = 24
+CALLABLE_KEY = "__rlvr_callable__"
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
@@ -156,6 +157,41 @@ class RepoImporter:
 
 
 STATE = {}
+OPENED = []  # the sqlite connections the repository opened during the call being run, when tracked
+TRACKING = [False]
+MAX_DB_ROWS = 200  # per table
+_CONNECT = sqlite3.connect
+
+
+def tracked_connect(*args, **kwargs):
+    """`sqlite3.connect` as the repository sees it: the connection is kept while a call is tracked,
+    so what the call leaves in a database it opens itself (`run_script` on a fresh store) is read."""
+    connection = _CONNECT(*args, **kwargs)
+    if TRACKING[0] and len(OPENED) < 8:
+        OPENED.append(connection)
+    return connection
+
+
+sqlite3.connect = tracked_connect
+
+
+def database_state(connection):
+    """{table: its rows, sorted} of a connection's tables (sqlite's own aside); None once closed."""
+    try:
+        tables = [
+            str(row[0])
+            for row in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+        ]
+        state = {}
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            rows = connection.execute(f"SELECT * FROM {quoted}").fetchmany(MAX_DB_ROWS)
+            state[table] = sorted((plain(list(row)) for row in rows), key=repr)
+        return state
+    except BaseException:  # noqa: BLE001 - closed, or a hostile connection
+        return None
 
 
 def no_signature(*args, **kwargs):
@@ -200,7 +236,7 @@ def plain(value, depth=0):
     if isinstance(value, dict):
         return {plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {"__type__": kind.__name__}
+        out: dict[str, typing.Any] = {"__type__": kind.__name__}
         for item in dataclasses.fields(value):
             if item.compare:
                 out[item.name] = plain(getattr(value, item.name), depth + 1)
@@ -236,7 +272,8 @@ def outcome(function, args=(), kwargs=None):
     """{"value": ...} or {"raises": name}, plus {"mutated": arguments after the call} when the call
     changed its arguments in place (an effect the caller sees, compared like the value; a call that
     mutates then raises shows both, so validating after mutating differs from validating first) and
-    {"stdout": text} when it printed."""
+    {"stdout": text} when it printed, {"detail": ...} with the public attributes of an exception it
+    raised, and {"db": [tables and rows]} for each sqlite database it opened itself (tracked calls)."""
     kwargs = kwargs or {}
     if CONVERT[0] is as_is:  # a perf scenario's measured run counts its own work only
         try:
@@ -250,6 +287,7 @@ def outcome(function, args=(), kwargs=None):
     result: dict[str, typing.Any]
     captured, saved = Capture(), sys.stdout
     sys.stdout = captured
+    del OPENED[:]
     try:
         value = function(*args, **kwargs)
         if isinstance(value, Typed):
@@ -258,8 +296,14 @@ def outcome(function, args=(), kwargs=None):
             result = {"value": CONVERT[0](value)}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         result = {"raises": type(exc).__name__}
+        detail = exception_detail(exc)
+        if detail:
+            result["detail"] = detail
     finally:
         sys.stdout = saved
+    if OPENED:  # databases the call opened itself: the rows it left there are an effect too
+        result["db"] = [database_state(connection) for connection in OPENED]
+        del OPENED[:]
     printed = captured.getvalue()
     if printed:  # what the call printed, in order: steps printing their effects show their order
         result["stdout"] = printed
@@ -268,6 +312,41 @@ def outcome(function, args=(), kwargs=None):
         if after != before:
             result["mutated"] = after
     return result
+
+
+def exception_detail(exc):
+    """The public attributes an exception carries beyond its message (`ConfigError.line`), as plain
+    scalars: what a caller reads from it (`exc.line == 1` in a test) is behaviour too."""
+    try:
+        found = {
+            str(name): value
+            for name, value in vars(exc).items()
+            if isinstance(name, str) and not name.startswith("_") and type(value) in SCALARS
+        }
+    except BaseException:  # noqa: BLE001 - a hostile exception object
+        return {}
+    return dict(sorted(found.items())[:8])
+
+
+class CallableFailure(Exception):
+    """What a callable of the grader's raises (a handler or callback the repository calls)."""
+
+
+def grader_callable(spec):
+    """A callable standing for one a user supplies (a route handler, a callback): it ignores its
+    arguments and returns `spec["value"]`, or raises CallableFailure when `spec["does"]` is "raise"."""
+    if spec.get("does") == "raise":
+
+        def failing(*args, **kwargs):
+            raise CallableFailure("a callable supplied by the caller raised")
+
+        return failing
+    value = spec.get("value")
+
+    def returning(*args, **kwargs):
+        return value
+
+    return returning
 
 
 def resolves(target):
@@ -301,7 +380,7 @@ class Typed:
         self.value = value
 
 
-def copy_args(value):
+def copy_args(value) -> typing.Any:
     """A fresh copy of a scenario's JSON arguments, so a call that mutates them cannot change the next
     (not while a perf scenario is measured: it runs once, and the copy is not its work)."""
     if CONVERT[0] is as_is:
@@ -309,6 +388,8 @@ def copy_args(value):
     if isinstance(value, list):
         return [copy_args(item) for item in value]
     if isinstance(value, dict):
+        if set(value) == {CALLABLE_KEY} and isinstance(value[CALLABLE_KEY], dict):
+            return grader_callable(value[CALLABLE_KEY])  # {"__rlvr_callable__": {...}}: a callable
         return {key: copy_args(item) for key, item in value.items()}
     return value
 
@@ -329,14 +410,19 @@ def run_scenario(scenario):
             value = resolve(scenario["target"])(*args, **kwargs)
             return Typed(value) if exact else value
 
-        calls = [
-            outcome(
-                call,
-                copy_args(scenario.get("args", [])),
-                copy_args(scenario.get("kwargs", {})),
-            )
-            for _ in range(max(1, min(int(scenario.get("repeat", 1)), 3)))
-        ]
+        TRACKING[0] = True
+        try:
+            calls = [
+                outcome(
+                    call,
+                    copy_args(scenario.get("args", [])),
+                    copy_args(scenario.get("kwargs", {})),
+                )
+                for _ in range(max(1, min(int(scenario.get("repeat", 1)), 3)))
+            ]
+        finally:
+            TRACKING[0] = False
+            del OPENED[:]
         return {**calls[0], "again": calls[1:]} if len(calls) > 1 else calls[0]
     if kind == "absent":
         # an API-surface constraint: the name must not resolve (removed, renamed without an alias)

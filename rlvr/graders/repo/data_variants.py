@@ -14,8 +14,10 @@ Derived in the trusted process from trusted data only (the task's scenarios and 
   `state in ("open", "done")`), plus one value never seen there. Every sqlite seed row and every
   record (a dict in a list argument) holding such a field gets each other value in turn, so a filter
   that ignores the field, or treats every value it does not know as one it does, differs.
-- **Insertion order**: the seed rows inserted in reverse order, a list argument reversed, so a query
-  returning another order than the reference's differs. Order is compared only where the
+- **Insertion order**: the seed rows inserted in reverse order, a list argument reversed, a mapping
+  argument's keys inserted in reverse order (and again with every number in it equal, so ties have to
+  be broken the way the reference breaks them, not by insertion), so a query or ranking returning
+  another order than the reference's differs. Order is compared only where the
   reference's result is a sequence (list or tuple: a query's rows are a list); sets and mappings
   compare without order (`runner.same_value`, `child_driver.plain`).
 """
@@ -188,6 +190,30 @@ def record_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
     out = out[:MAX_STATUS_VARIANTS]
     if len(value) > 1 and value[::-1] != value:
         out.append(value[::-1])
+    return out
+
+
+TIES = re.compile(r"\bties?\b|\btied\b", re.IGNORECASE)
+
+
+def states_ties(base: dict[str, str]) -> bool:
+    """Whether the base repository says anything of ties (how ties are broken is then a stated rule)."""
+    return any(TIES.search(text) for text in base.values())
+
+
+def mapping_order_variants(value: Any, ties: bool) -> list[Any]:
+    """A mapping of two or more keys with its keys inserted in reverse order and, where its values are
+    numbers and the repository states a rule for ties (`ties`), that again with every value equal to
+    the largest (every entry tied): a tie broken by insertion order instead of the documented rule
+    (by name, by key) shows on the tied input."""
+    if not isinstance(value, dict) or len(value) < 2:
+        return []
+    backwards = dict(reversed(list(value.items())))
+    out: list[Any] = [backwards]
+    numbers = [v for v in value.values() if isinstance(v, int | float) and not isinstance(v, bool)]
+    if ties and len(numbers) == len(value) and len(set(numbers)) > 1:
+        top = max(numbers)
+        out.append({key: type(item)(top) for key, item in backwards.items()})
     return out
 
 

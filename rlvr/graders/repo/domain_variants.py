@@ -15,6 +15,12 @@ Derived in the trusted process from trusted data only (the task's scenarios and 
   every line, so a parser that no longer strips what the reference strips differs.
 - **Unknown references**: a collection whose entries name other entries (a job's dependencies, a
   route's parent) again with one reference to an entry that does not exist.
+- **Lines shifted**: a multi-line text again with a blank line, and with a comment line the task's
+  own inputs use, before its first line, so an error that reports a line number (`ConfigError.line`)
+  counting only significant lines differs (compared where the reference raises on both texts).
+- **Arguments swapped**: an object step's two first distinct string arguments swapped (a transfer's
+  source and target), also with its numbers at 1, so a rule that holds for one side only (an
+  overdraft limit of the source) is reached by the calls the scenario already makes.
 """
 
 from __future__ import annotations
@@ -178,4 +184,44 @@ def unknown_reference_variants(value: Any) -> list[Any]:
                 break
         if len(out) >= MAX_REFERENCES:
             break
+    return out
+
+
+COMMENT_LINE = re.compile(r"^\s*(#|;|//|--)")
+MAX_COMMENTS = 2  # distinct comment lines used per task
+
+
+def comment_lines(texts: list[str]) -> list[str]:
+    """Comment lines (`# ...`, `; ...`, `// ...`, `-- ...`) the task's own text inputs hold, one per marker."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for line in text.split("\n"):
+            match = COMMENT_LINE.match(line)
+            if match is not None and match.group(1) not in found:
+                found[match.group(1)] = line.strip()
+    return list(found.values())[:MAX_COMMENTS]
+
+
+def line_shift_variants(value: str, comments: list[str]) -> list[str]:
+    """A text of lines (it holds a newline) with a blank line, then each comment line, put before it."""
+    if "\n" not in value:
+        return []
+    return [f"\n{value}", *(f"{comment}\n{value}" for comment in comments)]
+
+
+def swapped_arguments(args: list[Any]) -> list[list[Any]]:
+    """`args` with its first two distinct string arguments swapped, and that again with every
+    integer at 1 (the smallest amount a rule on one side, such as a balance and its overdraft, admits);
+    [] when there are not two distinct strings."""
+    positions = [i for i, value in enumerate(args) if isinstance(value, str) and value]
+    pair = next(((i, j) for i in positions for j in positions if i < j and args[i] != args[j]), None)
+    if pair is None:
+        return []
+    first, second = pair
+    swapped = list(args)
+    swapped[first], swapped[second] = args[second], args[first]
+    out = [swapped]
+    units = [1 if type(value) is int and value != 1 else value for value in swapped]
+    if units != swapped:
+        out.append(units)
     return out

@@ -22,8 +22,8 @@ from typing import Any
 
 from rlvr.core.types import Task, Verdict
 from rlvr.graders.repo.patch import PatchError, apply_unified_diff
-from rlvr.graders.repo.workspace import Workspace, WorkspaceError, check_path
-from rlvr.graders.tool.calls import ToolCall, parse_turn
+from rlvr.graders.repo.workspace import MAX_FILE_CHARS, Workspace, WorkspaceError, check_path
+from rlvr.graders.tool.calls import MAX_NESTING, ToolCall, nesting_depth, parse_turn
 
 CHARS_PER_TOKEN = 4
 TOOL_NAMES = (
@@ -66,6 +66,19 @@ def _integer(arguments: dict[str, Any], name: str, default: int) -> int:
     return value
 
 
+def _turn_chars(turn: Any) -> int:
+    """The characters a turn is charged for: its text, or the JSON text of a turn given as data (one
+    too deep to print is refused by `parse_turn` and charged what is countable without recursion)."""
+    if isinstance(turn, str):
+        return len(turn)
+    if nesting_depth(turn) > MAX_NESTING:
+        return MAX_NESTING
+    try:
+        return len(json.dumps(turn, ensure_ascii=False, default=str))
+    except (TypeError, ValueError):
+        return 0
+
+
 def _truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n... [truncated {len(text) - limit} characters]"
 
@@ -93,12 +106,14 @@ class RepoEpisode:
         self.workspace = Workspace.fresh(self.task.hidden["base"])
 
     # ------------------------------------------------------------------ turns
-    def act(self, text: str) -> str:
+    def act(self, text: Any) -> str:
+        """One turn: its text, or the same turn as JSON data (an assistant message or a list of calls),
+        which costs the tokens of its JSON text."""
         if self.done:
             return json.dumps({"error": "the episode is over"})
         self.turns += 1
-        self.tokens += (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN if isinstance(text, str) else 0
         turn = parse_turn(text)
+        self.tokens += (_turn_chars(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
         if turn.error is not None:
             observation = json.dumps({"error": turn.error + "; call one of: " + ", ".join(TOOL_NAMES)})
         elif turn.final_answer is not None:
@@ -223,7 +238,12 @@ class RepoEpisode:
             )
         if count > 1 and not replace_all:
             raise WorkspaceError(f"`old` occurs {count} times; give more context or set replace_all")
-        name = self.workspace.write(path, text.replace(old, new))
+        size = len(text) + (count if replace_all else 1) * (len(new) - len(old))
+        if size > MAX_FILE_CHARS:  # refused before the text is built: it could be gigabytes
+            raise WorkspaceError(f"the edited file would be {size} characters; the limit is {MAX_FILE_CHARS}")
+        name = self.workspace.write(
+            path, text.replace(old, new) if replace_all else text.replace(old, new, 1)
+        )
         return f"edited {name}: {count if replace_all else 1} replacement(s)"
 
     def tool_apply_patch(self, arguments: dict[str, Any]) -> str:

@@ -22,7 +22,6 @@ over the scenarios. Tasks without perf scenarios give perf no weight (their rewa
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -41,11 +40,15 @@ from rlvr.graders.repo.checks import (
     TaskChecks,
     added_names,
     agrees,
+    check_key,
     derived_checks,
     earlier_version_checks,
     exact_return_types,
     is_test_path,
+    kept_by_reference,
+    parameter_names,
     progress,
+    shown_domains,
     visible_words,
     with_exact_types,
 )
@@ -105,7 +108,8 @@ def _visible_for(scenario: dict[str, Any], visible: frozenset[str]) -> frozenset
     task's: which exception the reference raises there was never shown)."""
     return (
         frozenset()
-        if scenario.get("derived") in ("call-domain", "cli-domain", "object-boundary", "call-fed")
+        if scenario.get("derived")
+        in ("call-domain", "cli-domain", "object-boundary", "call-fed", "object-callables")
         else visible
     )
 
@@ -275,7 +279,12 @@ class RepoGrader(Grader):
             raise ReferenceFault(
                 f"reference state of {task.id} failed its scenarios: {reference.status} {reference.detail}"
             )
-        kept = [i for i, value in enumerate(values) if value is not None]
+        domains = shown_domains(scenarios, parameter_names(task.hidden["reference"]))
+        kept = [
+            i
+            for i, value in enumerate(values)
+            if value is not None and kept_by_reference(scenarios[i], value, values, domains)
+        ]
         base_values = [o.value if o is not None and o.ok else None for o in base.outcomes[1:]]
         base_values += [None] * (len(scenarios) + 1 - len(base_values))
         visible = visible_words(task.prompt, task.hidden["base"])
@@ -309,12 +318,12 @@ class RepoGrader(Grader):
         if not migrations:
             return []
         traced = self.run(task.hidden["reference"], [("scenario", {**s, "trace": True}) for s in migrations])
-        seen = {json.dumps(s, sort_keys=True) for s in scenarios}
+        seen = {check_key(s) for s in scenarios}
         out: list[dict[str, Any]] = []
         for scenario, result in zip(migrations, traced.outcomes[1:], strict=False):
             trace = result.value.get("trace") if result is not None and result.ok else None
             for check in earlier_version_checks(scenario, trace if isinstance(trace, list) else []):
-                key = json.dumps({k: v for k, v in check.items() if k != "derived"}, sort_keys=True)
+                key = check_key(check)
                 if key not in seen:
                     seen.add(key)
                     out.append(check)

@@ -5,8 +5,9 @@ candidates. The fences:
 - an authorizer that allows reading (and, for DML tasks, INSERT/UPDATE/DELETE on the task's own tables) and
   denies everything else: ATTACH/DETACH, PRAGMA, schema changes, transactions, triggers, views;
 - `PRAGMA query_only` for query tasks (set before the authorizer, which then forbids turning it off);
-- a progress handler that aborts after a deterministic budget of virtual-machine steps (and, as a backstop,
-  a wall-clock deadline), so a runaway recursive CTE or cross join ends with a verdict;
+- a progress handler that aborts after a deterministic budget of virtual-machine steps, and, as a backstop,
+  a wall-clock deadline enforced by a timer that interrupts the connection (a single step may be one
+  costly function call), so a runaway recursive CTE, cross join or string search ends with a verdict;
 - sqlite limits on string/blob length, SQL length and attached databases; temporary storage in memory under
   sqlite's hard heap limit (a huge sort fails with "out of memory" instead of filling the disk or the
   grader's RAM); a cap on returned rows and bytes, and on the size of the database a DML script leaves.
@@ -20,9 +21,10 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -114,7 +116,7 @@ def _authorizer(writable: frozenset[str], state: dict[str, float]) -> Any:
     return decide
 
 
-def _fence(connection: sqlite3.Connection, writable: frozenset[str]) -> dict[str, float]:
+def _fence(connection: sqlite3.Connection, writable: frozenset[str], wall: float) -> dict[str, float]:
     connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
     connection.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_CHARS)
     connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
@@ -123,7 +125,7 @@ def _fence(connection: sqlite3.Connection, writable: frozenset[str]) -> dict[str
     connection.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_LIMIT}")
     if not writable:
         connection.execute("PRAGMA query_only = ON")
-    state = {"steps": 0.0, "deadline": time.monotonic() + WALL_TIMEOUT, "other_table_writes": 0.0}
+    state = {"steps": 0.0, "deadline": time.monotonic() + wall, "other_table_writes": 0.0}
     connection.set_authorizer(_authorizer(writable, state))
 
     def progress() -> int:
@@ -205,12 +207,36 @@ def _fetch_bounded(cursor: sqlite3.Cursor) -> list[tuple[Any, ...]]:
     return rows
 
 
+def _interrupter(connection: sqlite3.Connection, lock: threading.Lock) -> Callable[[], None]:
+    def interrupt() -> None:
+        with lock:  # never after the connection is closed
+            try:
+                connection.interrupt()
+            except sqlite3.Error:
+                pass
+
+    return interrupt
+
+
 @contextmanager
-def _fenced_copy(database: bytes, writable: frozenset[str]) -> Iterator[sqlite3.Connection]:
+def _fenced_copy(
+    database: bytes, writable: frozenset[str], wall: float = WALL_TIMEOUT
+) -> Iterator[sqlite3.Connection]:
     """A fenced private copy of `database`, closed afterwards; sqlite and resource errors raised in
-    the block become SQLRunError."""
+    the block become SQLRunError.
+
+    The wall-clock deadline is enforced from outside the run: the progress handler sees the clock
+    only every PROGRESS_EVERY steps, and a step can be one call of a function doing much work
+    (`instr` of two 100 kB strings: a tenth of a second), so 10,000 such steps ran minutes past the
+    deadline while grading stood still for every other candidate. A timer interrupts the
+    connection at the deadline instead (sqlite stops at the next step)."""
     connection = open_copy(database)
-    state = _fence(connection, writable)
+    wall = min(WALL_TIMEOUT, max(0.0, wall))
+    state = _fence(connection, writable, wall)
+    lock = threading.Lock()
+    timer = threading.Timer(wall, _interrupter(connection, lock))
+    timer.daemon = True
+    timer.start()
     try:
         yield connection
     except sqlite3.Error as exc:
@@ -218,27 +244,31 @@ def _fenced_copy(database: bytes, writable: frozenset[str]) -> Iterator[sqlite3.
     except (OverflowError, MemoryError, ValueError) as exc:
         raise SQLRunError("error", f"{type(exc).__name__}: {exc}") from None
     finally:
-        connection.close()
+        timer.cancel()
+        with lock:
+            connection.close()
 
 
-def run_query(database: bytes, sql: str) -> Result:
-    """Run one read-only SELECT on a private copy; raises SQLRunError."""
+def run_query(database: bytes, sql: str, wall: float = WALL_TIMEOUT) -> Result:
+    """Run one read-only SELECT on a private copy, stopped after `wall` seconds (at most
+    WALL_TIMEOUT); raises SQLRunError."""
     statements = split_statements(sql)
     if len(statements) != 1:
         raise SQLRunError("syntax", f"expected exactly one SQL statement, got {len(statements)}")
-    with _fenced_copy(database, frozenset()) as connection:
+    with _fenced_copy(database, frozenset(), wall) as connection:
         cursor = connection.execute(statements[0])
         if cursor.description is None:
             raise SQLRunError("denied", "the statement returns no rows (a query task needs a SELECT)")
         return Result(len(cursor.description), _fetch_bounded(cursor))
 
 
-def run_script(database: bytes, sql: str, writable: frozenset[str]) -> bytes:
-    """Apply DML statements to a private copy; the resulting database bytes. Raises SQLRunError."""
+def run_script(database: bytes, sql: str, writable: frozenset[str], wall: float = WALL_TIMEOUT) -> bytes:
+    """Apply DML statements to a private copy, stopped after `wall` seconds (at most WALL_TIMEOUT);
+    the resulting database bytes. Raises SQLRunError."""
     statements = split_statements(sql)
     if not statements:
         raise SQLRunError("syntax", "no SQL statement found")
-    with _fenced_copy(database, writable) as connection:
+    with _fenced_copy(database, writable, wall) as connection:
         for statement in statements:
             cursor = connection.execute(statement)
             _fetch_bounded(cursor)

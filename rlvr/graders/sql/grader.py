@@ -52,6 +52,10 @@ from rlvr.graders.sql.execute import (
 from rlvr.graders.sql.variants import boundary_variants, make_variant, orphan_group_variants
 
 DEFAULT_VARIANTS = 4
+# Wall-clock seconds one candidate's SQL may spend over all the databases (each run is also stopped
+# at the executor's WALL_TIMEOUT): grading is serial, so this bounds how long one candidate can hold
+# up the verdicts of the others. Honest queries take milliseconds on every database together.
+CANDIDATE_WALL_SECONDS = 8.0
 # SQLRunError kind -> the verdict's flags (names from rlvr.core.flags where one fits)
 FAILURE_FLAGS = {
     "denied": ["sql_denied"],
@@ -175,10 +179,10 @@ class SQLGrader(Grader):
     def grade_tasks(self, tasks: list[Task], completions: list[str]) -> list[Verdict]:
         return self.grade_each(tasks, completions, self._grade_one, self._cache)
 
-    def _outcome(self, prepared: PreparedTask, database: bytes, sql: str) -> Result:
+    def _outcome(self, prepared: PreparedTask, database: bytes, sql: str, wall: float) -> Result:
         if prepared.kind == "query":
-            return run_query(database, sql)
-        return _state(run_script(database, sql, prepared.writable), prepared.checks)
+            return run_query(database, sql, wall)
+        return _state(run_script(database, sql, prepared.writable, wall), prepared.checks)
 
     def _grade_one(self, task: Task, completion: str) -> Verdict:
         started = time.perf_counter()
@@ -188,14 +192,20 @@ class SQLGrader(Grader):
         sql = extract_sql(completion)
         matches: list[bool] = []
         first_problem = ""
+        flags: list[str] = []
+        deadline = time.monotonic() + CANDIDATE_WALL_SECONDS
         for index, (database, expected) in enumerate(zip(prepared.databases, prepared.expected, strict=True)):
             try:
-                got = self._outcome(prepared, database, sql)
+                got = self._outcome(prepared, database, sql, deadline - time.monotonic())
             except SQLRunError as exc:
                 if index == 0:
                     return self._failed_to_run(task.id, exc, started)
                 matches.append(False)
-                first_problem = first_problem or "fails on a hidden database"
+                first_problem = first_problem or f"fails on a hidden database ({exc.kind})"
+                flags += [f for f in FAILURE_FLAGS.get(exc.kind, []) if f not in flags]
+                if exc.kind == "budget":  # out of budget once: the databases left count as failed
+                    matches += [False] * (len(prepared.databases) - len(matches))
+                    break
                 continue
             same, why = results_match(got, expected, ordered=prepared.ordered)
             matches.append(same)
@@ -219,6 +229,7 @@ class SQLGrader(Grader):
             gates=[] if passed else ["visible"] * (not visible) + ["hidden"] * (not all(hidden)),
             feedback="Correct on every database." if passed else first_problem,
             timings={"grade": time.perf_counter() - started},
+            flags=flags,
         )
 
     def _failed_to_run(self, task_id: str, exc: SQLRunError, started: float) -> Verdict:

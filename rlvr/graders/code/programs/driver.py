@@ -1,8 +1,9 @@
 """The source the sandbox runs for a program task: a small driver with the candidate's program
 embedded as a string literal (so none of the program runs when the module loads).
 
-One sandbox job runs the program once on one test, in a fresh fork of the zygote (so nothing the
-program leaves behind — a module attribute, `sys.modules`, `builtins` — reaches the next test):
+The sandbox loads this driver once per round of tests (compiling the program, running none of it)
+and runs each test in its own child forked from that loaded state (`run_each`), so nothing the
+program leaves behind — a module attribute, `sys.modules`, `builtins` — reaches the next test:
 `_rlvr_run_program(stdin_text, max_bytes)` executes the program as `__main__` in fresh globals with
 stdin, stdout and stderr replaced by in-memory files, and answers plain data: `[stdout, exit_code,
 exception_name, stderr_bytes, truncated]`. `open(0)`/`open(1)`, `exit()`/`quit()`, `os._exit(n)` and
@@ -24,6 +25,13 @@ RUN_ENTRY = "_rlvr_run_program"
 CALL_ENTRY = "_rlvr_call_program"
 
 _DRIVER = """
+import io as _rlvr_io
+
+try:  # compiled once, when the driver loads (nothing of the program runs here)
+    _RLVR_CODE = compile(_RLVR_PROGRAM, "<program>", "exec")
+except BaseException:
+    _RLVR_CODE = None  # compiled again inside the run, which then reports the error
+
 
 class _RlvrOutputLimit(Exception):
     pass
@@ -33,30 +41,37 @@ class _RlvrExit(BaseException):
     pass
 
 
+class _RlvrBounded(_rlvr_io.BytesIO):
+    def __init__(self, max_bytes):
+        super().__init__()
+        self.max_bytes = max_bytes
+
+    def write(self, data):
+        if self.tell() + len(data) > self.max_bytes:
+            raise _RlvrOutputLimit()
+        return super().write(data)
+
+
+class _RlvrCounted(_rlvr_io.RawIOBase):
+    def __init__(self):
+        super().__init__()
+        self.written = 0
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        self.written += len(data)
+        return len(data)
+
+
 def _rlvr_streams(stdin_text, max_bytes):
-    import io
-
-    class Bounded(io.BytesIO):
-        def write(self, data):
-            if self.tell() + len(data) > max_bytes:
-                raise _RlvrOutputLimit()
-            return super().write(data)
-
-    class Counted(io.RawIOBase):
-        written = 0
-
-        def writable(self):
-            return True
-
-        def write(self, data):
-            Counted.written += len(data)
-            return len(data)
-
+    io = _rlvr_io
     stdin = io.TextIOWrapper(io.BytesIO(stdin_text.encode("utf-8", "surrogatepass")), encoding="utf-8")
-    out_bytes, err_bytes = Bounded(), Counted()
+    out_bytes, err_bytes = _RlvrBounded(max_bytes), _RlvrCounted()
     stdout = io.TextIOWrapper(out_bytes, encoding="utf-8", errors="replace", write_through=True)
     stderr = io.TextIOWrapper(err_bytes, encoding="utf-8", errors="replace", write_through=True)
-    return stdin, stdout, stderr, out_bytes, Counted
+    return stdin, stdout, stderr, out_bytes, err_bytes
 
 
 def _rlvr_execute(stdin_text, max_bytes, call=None, args=()):
@@ -91,7 +106,8 @@ def _rlvr_execute(stdin_text, max_bytes, call=None, args=()):
     sys.modules["posix"]._exit = fast_exit
     exit_code, raised, truncated, value = 0, None, False, None
     try:
-        exec(compile(_RLVR_PROGRAM, "<program>", "exec"), program_globals)
+        code = _RLVR_CODE if _RLVR_CODE is not None else compile(_RLVR_PROGRAM, "<program>", "exec")
+        exec(code, program_globals)
         if call is not None:
             function = program_globals.get(call)
             if function is None and "Solution" in program_globals:  # LeetCode style

@@ -192,13 +192,14 @@ class ProgramTasks:
         except Exception as exc:
             raise ProgramSpecError(f"generator failed: {type(exc).__name__}: {exc}") from exc
         probe = replace(spec, tests=tuple(ProgramTest(i, "") for i in inputs), call=None)
-        results = self.sandbox.run_many(
-            [self._job(probe, spec.reference or "", i, trace=False) for i in range(len(inputs))]
+        results = self._run_rounds(
+            [(probe, spec.reference or "", tests, False) for tests in _rounds(probe)], trace=False
         )
-        if any(result.sandbox_error for result in results):
+        if any(result is None or result.sandbox_error for result in results):
             raise ProgramSpecError("the reference could not be run on the generated inputs (sandbox failure)")
         tests = []
         for stdin, result in zip(inputs, results, strict=True):
+            assert result is not None
             outcome = result.outcomes[0] if result.status == "ok" and result.outcomes else None
             value = outcome.value if outcome is not None and outcome.ok else None
             if (
@@ -212,24 +213,46 @@ class ProgramTasks:
         return tuple(tests)
 
     # ------------------------------------------------------------------ tests
-    def _job(self, spec: ProgramSpec, program: str, test: int, trace: bool = True) -> Job:
-        """One test in a fresh child: its own time limit, memory limit and stdout limit, nothing
-        shared with any other test. The limits are the task's public ones, never the expected output's."""
-        if spec.call is None:
-            call: tuple[Any, ...] = (spec.tests[test].input, OUTPUT_LIMIT_BYTES)
-            entry = RUN_ENTRY
-        else:
-            call = (spec.call, spec.tests[test].input, OUTPUT_LIMIT_BYTES)
-            entry = CALL_ENTRY
+    def _job(
+        self, spec: ProgramSpec, program: str, tests: range, trace: bool = True, stop: bool = False
+    ) -> Job:
+        """A round of tests, one fresh child each (`run_each`: the sandbox loads the driver once and
+        forks a child per test from it): each its own time limit, memory limit and stdout limit,
+        nothing shared with any other test. The limits are the task's public ones, never the
+        expected output's. `stop`: the sandbox stops at the first test whose child did not finish
+        cleanly (the all-or-nothing gate cannot pass after it)."""
+        calls: list[tuple[Any, ...]] = []
+        for test in tests:
+            if spec.call is None:
+                calls.append((spec.tests[test].input, OUTPUT_LIMIT_BYTES))
+            else:
+                calls.append((spec.call, spec.tests[test].input, OUTPUT_LIMIT_BYTES))
         return Job(
             source=driver_source(program),
-            entry=entry,
-            calls=[call],
+            entry=RUN_ENTRY if spec.call is None else CALL_ENTRY,
+            calls=calls,
             timeout=spec.time_limit + START_SECONDS,
             trace=trace,
             mem_mb=spec.memory_mb,
             max_output=REPORT_LIMIT_BYTES,
+            stop_on_failure=stop,
         )
+
+    def _run_rounds(
+        self, rounds: list[tuple[ProgramSpec, str, range, bool]], trace: bool = True
+    ) -> list[ExecResult | None]:
+        """Each (spec, program, tests, stop) round through `run_each`, split so every worker of the
+        sandbox has a piece when there are fewer rounds than workers; one result per test, in order
+        (None: not run, after a failure that stopped its round)."""
+        workers = int(getattr(self.sandbox, "size", 1) or 1)
+        pieces = max(1, -(-workers // max(1, len(rounds))))
+        jobs = []
+        for spec, program, tests, stop in rounds:
+            step = max(1, -(-len(tests) // pieces))
+            for start in range(0, len(tests), step):
+                part = tests[start : start + step]
+                jobs.append(self._job(spec, program, part, trace=trace, stop=stop))
+        return [result for results in self.sandbox.run_each_many(jobs) for result in results]
 
     def _run_tests(self, candidates: list[_Candidate]) -> None:
         plans = {id(c): _rounds(c.spec) for c in candidates}
@@ -238,11 +261,15 @@ class ProgramTasks:
             active = [c for c in candidates if not c.stopped and round_number < len(plans[id(c)])]
             if not active:
                 return
-            planned = [(c, i) for c in active for i in plans[id(c)][round_number]]
-            results = self.sandbox.run_many([self._job(c.spec, c.program, i) for c, i in planned])
-            for (candidate, i), result in zip(planned, results, strict=True):
-                if not candidate.stopped:
-                    self._score_test(candidate, i, result)
+            rounds = [
+                (c.spec, c.program, plans[id(c)][round_number], not c.spec.partial_credit) for c in active
+            ]
+            results = iter(self._run_rounds(rounds))
+            for candidate in active:
+                for i in plans[id(candidate)][round_number]:
+                    result = next(results)
+                    if result is not None and not candidate.stopped:
+                        self._score_test(candidate, i, result)
             for candidate in active:
                 if False in candidate.passed and not candidate.spec.partial_credit:
                     candidate.stopped = True  # the gate is all-or-nothing: the rest cannot change it
@@ -304,12 +331,12 @@ class ProgramTasks:
         if not needed or self.weights.get("perf", 0.0) <= 0:
             return
         items = list(needed.values())
-        planned = [(c, i) for c in items for i in range(len(c.spec.tests))]
-        results = self.sandbox.run_many([self._job(c.spec, c.spec.reference or "", i) for c, i in planned])
+        rounds = [(c.spec, c.spec.reference or "", tests, False) for c in items for tests in _rounds(c.spec)]
+        results = iter(self._run_rounds(rounds))
         for candidate in items:
-            runs = [r for (c, _), r in zip(planned, results, strict=True) if c is candidate]
-            counts = [r.counts[0] if r.counts else None for r in runs]
-            usable = all(r.status == "ok" for r in runs) and any(counts)
+            runs = [next(results) for _ in candidate.spec.tests]
+            counts = [r.counts[0] if r is not None and r.counts else None for r in runs]
+            usable = all(r is not None and r.status == "ok" for r in runs) and any(counts)
             self._reference_counts[candidate.task.id] = counts if usable else None
 
     # ------------------------------------------------------------------ verdict

@@ -36,6 +36,7 @@ from rlvr.graders.code.typecheck.report import MAX_MESSAGES, TypeReport, type_sc
 from rlvr.graders.code.typescript.compiler import CheckResult, TsCompiler
 from rlvr.graders.code.typescript.extract import extract_program
 from rlvr.graders.code.typescript.oracle import TsOracle, python_task
+from rlvr.graders.code.typescript.signature import with_signature_check
 from rlvr.graders.code.typescript.syntax import MAX_SOURCE_CHARS, TsSyntaxReport, analyze, blank_comments
 from rlvr.graders.code.verdict import Findings, Judgement, compose, failed_run
 from rlvr.graders.options import OptionsError
@@ -72,7 +73,9 @@ def type_report(result: CheckResult, forbid_any: bool, suppressions: int) -> Typ
         messages = [f"`any` used {result.any_count} time(s) where the task forbids it"] + messages
     if result.unchecked_casts:  # each one is a place the checker was told not to look
         errors += result.unchecked_casts
-        messages = [f"{result.unchecked_casts} type assertion(s) out of `unknown`/`any`"] + messages
+        messages = [
+            f"{result.unchecked_casts} unchecked type assertion(s) (out of `unknown`/`any`, or through `never`)"
+        ] + messages
     if suppressions:
         messages = [f"{suppressions} suppression comment(s) ignored"] + messages
     return TypeReport(type_score(errors), errors, 0, messages[:MAX_MESSAGES])
@@ -154,7 +157,14 @@ class TypeScriptGrader(CodeFamilyGrader):
     def _types(self, items: list[_Item]) -> tuple[list[TypeReport], float]:
         assert self.checker is not None
         started = time.perf_counter()
-        checked = self.checker.check_many([blank_comments(i.program) for i in items])
+        checked = self.checker.check_many(
+            [
+                with_signature_check(
+                    blank_comments(i.program), i.task.prompt, str(i.task.hidden["entry_point"])
+                )
+                for i in items
+            ]
+        )
         reports = [
             type_report(result, bool(i.task.hidden.get("forbid_any", True)), len(i.syntax.suppressions))
             for i, result in zip(items, checked, strict=True)

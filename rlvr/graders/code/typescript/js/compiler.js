@@ -66,7 +66,8 @@ function reachesOthers(source) {
 // type is `any` though no `any` is written in it (`typeof` an untyped value, `JSON.parse`, an untyped
 // import), plus each function whose return type is `any` that way. Parameters without an annotation
 // are left out (strict mode already reports them). `casts`: type assertions out of `unknown` or `any`
-// (`x as unknown as T`, `<T>(u as unknown)`), which bypass the checker's comparability test.
+// (`x as unknown as T`, `<T>(u as unknown)`) or into or out of `never` (`x as never as T`), which
+// bypass the checker's comparability test.
 function typeHoles(program, source) {
   const checker = program.getTypeChecker();
   let keywords = 0;
@@ -83,7 +84,8 @@ function typeHoles(program, source) {
     return found;
   };
   const isAny = (type) => type !== undefined && (type.flags & ts.TypeFlags.Any) !== 0;
-  const loose = (type) => type !== undefined && (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
+  const loose = (type) =>
+    type !== undefined && (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown | ts.TypeFlags.Never)) !== 0;
   const visit = (node) => {
     if (node.kind === ts.SyntaxKind.AnyKeyword) keywords += 1;
     const declaration =
@@ -101,7 +103,9 @@ function typeHoles(program, source) {
     }
     if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && !ts.isConstTypeReference(node.type)) {
       const target = node.type.kind;
-      if (target !== ts.SyntaxKind.UnknownKeyword && target !== ts.SyntaxKind.AnyKeyword) {
+      if (target === ts.SyntaxKind.NeverKeyword) {
+        casts += 1; // `x as never` is assignable to every type: `x as never as T` is `as unknown as T`
+      } else if (target !== ts.SyntaxKind.UnknownKeyword && target !== ts.SyntaxKind.AnyKeyword) {
         if (loose(checker.getTypeAtLocation(node.expression))) casts += 1;
       }
     }
@@ -113,9 +117,12 @@ function typeHoles(program, source) {
 
 // At most `n` UTF-16 units, never ending in half a surrogate pair (a candidate's astral-plane name
 // cut there would hand the trusted side a lone surrogate, text no UTF-8 writer accepts).
+// Unpaired surrogates anywhere in it (a string literal type `"\uD800"`, written in plain ASCII by the
+// candidate, is printed by the checker as the lone code unit itself) become U+FFFD.
 function clip(text, n) {
   const cut = text.slice(0, n);
-  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+  const whole = /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+  return whole.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
 }
 
 function diagnosticsOf(program, source) {
@@ -158,7 +165,14 @@ function disarm(source) {
   return found;
 }
 
-function checkGroup(sources) {
+// Progress lines (`{"progress": {"start": i}}` before candidate i is checked, `{"progress": {"done": i,
+// "result": ...}}` after) go out as the batch is checked, so that when a batch runs out of time the
+// trusted side keeps what was finished and knows which candidate was being checked.
+function progress(update) {
+  process.stdout.write(JSON.stringify({ progress: update }) + "\n");
+}
+
+function checkGroup(sources, indexes) {
   const charged = sources.map(disarm);
   const byName = new Map(sources.map((s) => [s.fileName, s]));
   const host = {
@@ -169,10 +183,15 @@ function checkGroup(sources) {
     writeFile: () => {},
   };
   const program = ts.createProgram([...byName.keys()], OPTIONS, host);
-  return sources.map((s, k) => ({
-    diagnostics: [...charged[k], ...diagnosticsOf(program, program.getSourceFile(s.fileName))],
-    ...typeHoles(program, program.getSourceFile(s.fileName)),
-  }));
+  return sources.map((s, k) => {
+    progress({ start: indexes[k] });
+    const result = {
+      diagnostics: [...charged[k], ...diagnosticsOf(program, program.getSourceFile(s.fileName))],
+      ...typeHoles(program, program.getSourceFile(s.fileName)),
+    };
+    progress({ done: indexes[k], result });
+    return result;
+  });
 }
 
 function checkMany(files) {
@@ -185,12 +204,12 @@ function checkMany(files) {
         sf.externalModuleIndicator = true; // every candidate is a module: its declarations stay its own
       },
     }, true);
-    if (reachesOthers(source)) results[index] = checkGroup([source])[0];
+    if (reachesOthers(source)) results[index] = checkGroup([source], [index])[0];
     else shared.push([index, source]);
   });
   for (let start = 0; start < shared.length; start += CHUNK) {
     const group = shared.slice(start, start + CHUNK);
-    checkGroup(group.map(([, source]) => source)).forEach((result, k) => {
+    checkGroup(group.map(([, source]) => source), group.map(([index]) => index)).forEach((result, k) => {
       results[group[k][0]] = result;
     });
   }
@@ -283,9 +302,39 @@ function counting(counter) {
   };
 }
 
+// The sandbox runs the JavaScript as a script (no module system, no `exports`), so `export` would
+// fail at load an honest program that writes `export function f` or `export {}`: the export syntax
+// is blanked (positions kept) before transpiling. It exports nothing anyone reads: the runner finds
+// the entry point by name.
+function withoutExports(text) {
+  const source = ts.createSourceFile("candidate.ts", text, ts.ScriptTarget.ES2022, true);
+  const spans = [];
+  for (const statement of source.statements) {
+    if (ts.isExportDeclaration(statement)) {
+      spans.push([statement.getStart(source), statement.end]);
+    } else if (ts.isExportAssignment(statement)) {
+      spans.push([statement.getStart(source), statement.expression.getStart(source)]);
+    } else if (ts.canHaveModifiers(statement)) {
+      for (const modifier of ts.getModifiers(statement) || []) {
+        if (modifier.kind === ts.SyntaxKind.ExportKeyword || modifier.kind === ts.SyntaxKind.DefaultKeyword) {
+          spans.push([modifier.getStart(source), modifier.end]);
+        }
+      }
+    }
+  }
+  if (spans.length === 0) return text;
+  let out = "";
+  let cursor = 0;
+  for (const [start, end] of spans) {
+    out += text.slice(cursor, start) + text.slice(start, end).replace(/[^\r\n]/g, " ");
+    cursor = end;
+  }
+  return out + text.slice(cursor);
+}
+
 function build(file, counter) {
   try {
-    const out = ts.transpileModule(file.text, {
+    const out = ts.transpileModule(withoutExports(file.text), {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.None, removeComments: true },
       transformers: counter ? { before: [counting(counter)] } : undefined,
       reportDiagnostics: false,

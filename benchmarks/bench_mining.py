@@ -28,6 +28,7 @@ import gymnasium as gym
 
 import rlvr  # noqa: F401 - registers the environments
 from rlvr.graders.repo.patch import make_unified_diff
+from rlvr.graders.repo.prove import prove_repo_tasks
 from rlvr.mining.miner import MineOptions, Miner, MiningError
 from rlvr.task_packs.directory import validate_directory
 from rlvr.task_packs.registry import load_pack
@@ -61,44 +62,64 @@ def fetch_sdist(name: str, cache: Path) -> Path:
     return fetch_sdist(name, cache)
 
 
-def validate_share(pack_dir: Path) -> tuple[int, int]:
-    """(tasks accepted, tasks) by `rlvr packs validate`'s checks: a line with any problem is refused."""
+def validate_share(pack_dir: Path, prove: int | None) -> tuple[int, int]:
+    """(tasks accepted, tasks) by `rlvr packs validate`: its format checks, then its prover
+    (`prove_repo_tasks`, a fresh grader) over every task, or over the first `prove` of them (the share
+    is then of those); a task with any problem is refused."""
     lines = (pack_dir / "tasks.jsonl").read_text().splitlines()
     problems = validate_directory(pack_dir)
-    bad_lines = {p.line for p in problems if p.line is not None}
     if any(p.line is None for p in problems):
         return 0, len(lines)
-    return len(lines) - len(bad_lines), len(lines)
+    bad = {json.loads(lines[p.line - 1])["id"] for p in problems if p.line is not None}
+    chosen = load_pack(str(pack_dir)).tasks()[:prove]
+    if prove is not None:
+        lines = [line for line in lines if json.loads(line)["id"] in {t.id for t in chosen}]
+    tasks = [t for t in chosen if t.id not in bad]
+    report = prove_repo_tasks(pack_dir.name, tasks, progress=False, warn=lambda _: None)
+    bad |= {p.file.rsplit(":", 1)[-1] for p in report.problems}
+    return len(lines) - len(bad), len(lines)
 
 
-def submit_p50(pack: str, grades: int) -> dict[str, float]:
-    """Submit grading wall time (patch mode: reference diff plus one distinct line) over `grades` tasks."""
+def submit_p50(pack: str, grades: int) -> dict[str, Any]:
+    """Submit grading wall time in patch mode over `grades` tasks, each submitted twice: the reference
+    diff and a no-op (the base state), each plus one distinct line so pyright really runs. The grader's
+    own phase timings (types = whole-repo pyright, behaviour = the sandbox run of the hidden checks and
+    the visible tests, which overlap) are summarised per phase."""
     env = gym.make("rlvr/Repo-v0", pack=pack, mode="patch")
     tasks = load_pack(pack).tasks()
-    times: list[float] = []
-    rewards: list[float] = []
+    times: dict[str, list[float]] = {"reference": [], "noop": []}
+    phases: dict[str, list[float]] = {}
+    rewards: dict[str, list[float]] = {"reference": [], "noop": []}
     try:
         for index in range(grades + 1):
             task = tasks[index % len(tasks)]
             base, reference = task.hidden["base"], task.hidden["reference"]
             changed = sorted(p for p in set(base) | set(reference) if base.get(p) != reference.get(p))
-            target = dict(reference)
             path = changed[0]
-            target[path] = target[path] + f"\n_rlvr_bench_marker_{index} = {index}\n"
-            env.reset(options={"task_id": task.id})
-            started = time.perf_counter()
-            _, reward, _, _, _ = env.step(make_unified_diff(base, target))
-            elapsed = time.perf_counter() - started
-            if index:  # the first submit starts pyright and caches the reference outcomes
-                times.append(elapsed)
-                rewards.append(float(reward))
+            for label, state in (("reference", reference), ("noop", base)):
+                target = dict(state)
+                target[path] = target[path] + f"\n_rlvr_bench_marker_{index} = {index}\n"
+                env.reset(options={"task_id": task.id})
+                started = time.perf_counter()
+                _, reward, _, _, _ = env.step(make_unified_diff(base, target))
+                elapsed = time.perf_counter() - started
+                if index:  # the first submit starts pyright and caches the reference outcomes
+                    times[label].append(elapsed)
+                    rewards[label].append(float(reward))
+                    verdict = getattr(env.unwrapped, "last_verdict", None)
+                    for phase, seconds in (getattr(verdict, "timings", None) or {}).items():
+                        phases.setdefault(phase, []).append(float(seconds))
     finally:
         env.close()
-    ordered = sorted(times)
+    every = sorted(times["reference"] + times["noop"])
     return {
-        "p50": statistics.median(ordered),
-        "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
-        "mean_reward": sum(rewards) / len(rewards),
+        "p50": statistics.median(every),
+        "p95": every[min(len(every) - 1, int(0.95 * len(every)))],
+        "p50_reference": statistics.median(times["reference"]),
+        "p50_noop": statistics.median(times["noop"]),
+        "phase_p50": {phase: statistics.median(values) for phase, values in sorted(phases.items())},
+        "mean_reward_reference": sum(rewards["reference"]) / len(rewards["reference"]),
+        "mean_reward_noop": sum(rewards["noop"]) / len(rewards["noop"]),
     }
 
 
@@ -110,6 +131,9 @@ def main() -> int:
     parser.add_argument("--grades", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path("/tmp/rlvr-mining-bench"))
     parser.add_argument("--skip-mining", action="store_true", help="reuse the packs already under --out")
+    parser.add_argument(
+        "--prove", type=int, default=None, help="re-prove only the first N tasks of each pack (default: all)"
+    )
     args = parser.parse_args()
     results: dict[str, Any] = {"load_before": os.getloadavg(), "projects": {}}
     print(f"load average before: {results['load_before']}", flush=True)
@@ -131,6 +155,7 @@ def main() -> int:
             finally:
                 miner.close()
             row["wall_s"] = time.perf_counter() - started
+            row["load_after_mining"] = os.getloadavg()
         if (out / "mining.json").is_file() and (out / "tasks.jsonl").is_file():
             mined = json.loads((out / "mining.json").read_text())
             row |= {
@@ -141,7 +166,9 @@ def main() -> int:
                 "noop_mean": mined.get("noop_mean"),
                 "tests_failing": len(mined["tests_failing"]),
             }
-            accepted, total = validate_share(out)
+            started = time.perf_counter()
+            accepted, total = validate_share(out, args.prove)
+            row["validate_s"] = time.perf_counter() - started
             row["validate"] = [accepted, total]
         results["projects"][name] = row
         print(json.dumps({name: row}, indent=1, default=str), flush=True)

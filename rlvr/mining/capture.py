@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rlvr.core.codec import from_wire
-from rlvr.graders.repo.runner import run_ops, same_value
+from rlvr.graders.repo.runner import ops_job, same_value
 from rlvr.mining.environment import SuiteRun, run_suite
 from rlvr.mining.replay import ADAPTER_TARGET
 from rlvr.sandbox import WorkerPool
@@ -50,6 +52,7 @@ class CaptureReport:
     dropped: Counter[str]
     runs: list[SuiteRun]
     variants: list[Captured] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
     """Calls like the captured ones with one argument nudged, answered by the reference: hidden
     checks no visible test shows, so a candidate that special-cases the tests' inputs fails them."""
 
@@ -137,11 +140,14 @@ def replay(
     scenarios: list[dict[str, Any]],
     timeout: float = REPLAY_TIMEOUT,
 ) -> list[Any]:
-    """Each scenario's outcome on the repository `files` in the sandbox (None where it did not finish)."""
+    """Each scenario's outcome on the repository `files` in the sandbox (None where it did not finish);
+    chunks of REPLAY_CHUNK scenarios, one sandbox job each, run on the pool's workers at once."""
+    chunks = [scenarios[start : start + REPLAY_CHUNK] for start in range(0, len(scenarios), REPLAY_CHUNK)]
+    results = sandbox.run_many(
+        [ops_job(files, [("scenario", s) for s in chunk], timeout) for chunk in chunks]
+    )
     outcomes: list[Any] = []
-    for start in range(0, len(scenarios), REPLAY_CHUNK):
-        chunk = scenarios[start : start + REPLAY_CHUNK]
-        result = run_ops(sandbox, files, [("scenario", s) for s in chunk], timeout)
+    for chunk, result in zip(chunks, results, strict=True):
         got = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
         outcomes += got + [None] * (len(chunk) - len(got))
     return outcomes
@@ -161,22 +167,20 @@ def capture(
     """Record the tests' calls twice (forward and reversed file order), keep the stable ones, replay
     them in the sandbox on the reference (`files`, the pack's repository) and keep those that agree."""
     dropped: Counter[str] = Counter()
-    traces = []
-    runs = []
     with tempfile.TemporaryDirectory(prefix="rlvr-trace-") as scratch:
-        for index, order in enumerate((test_targets, list(reversed(test_targets)))):
-            out = Path(scratch) / f"trace-{index}.jsonl"
-            runs.append(
-                run_suite(
-                    mining_files,
-                    order,
-                    deps,
-                    timeout,
-                    trace={"package": package, "out": str(out)},
-                    deselect=deselect,
-                )
-            )
-            traces.append(read_trace(out))
+        began = time.monotonic()
+        outs = [Path(scratch) / f"trace-{index}.jsonl" for index in range(2)]
+        orders = [test_targets, list(reversed(test_targets))]
+
+        def traced(index: int) -> SuiteRun:
+            trace = {"package": package, "out": str(outs[index])}
+            return run_suite(mining_files, orders[index], deps, timeout, trace=trace, deselect=deselect)
+
+        # the two recordings are independent processes: they run at the same time
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = list(pool.map(traced, range(2)))
+        traces = [read_trace(out) for out in outs]
+    seconds = {"capture: traced runs": time.monotonic() - began}
     first, second = traces
     stable: list[Captured] = []
     for key, (scenario, outcomes, tests) in first.items():
@@ -205,7 +209,9 @@ def capture(
             continue
         per_target[target] += 1
         chosen.append(item)
+    began = time.monotonic()
     replayed = replay(sandbox, files, [c.scenario for c in chosen])
+    seconds["capture: replay"] = time.monotonic() - began
     kept: list[Captured] = []
     for item, got in zip(chosen, replayed, strict=True):
         if got is None:
@@ -224,6 +230,7 @@ def capture(
                 proposed.append(Captured(variant, None, item.module, set(item.tests)))
     rng.shuffle(proposed)
     proposed = proposed[:MAX_VARIANTS]
+    began = time.monotonic()
     answers = replay(sandbox, files, [c.scenario for c in proposed])
     again = replay(sandbox, files, [c.scenario for c in proposed])
     extra: list[Captured] = []
@@ -236,7 +243,8 @@ def capture(
             continue
         item.outcome = first_answer
         extra.append(item)
-    return CaptureReport(kept, dropped, runs, extra)
+    seconds["capture: variants"] = time.monotonic() - began
+    return CaptureReport(kept, dropped, runs, extra, seconds)
 
 
 def _refused(outcome: Any) -> bool:

@@ -5,8 +5,9 @@ Phases: read the project (directory or sdist) -> install its declared dependenci
 `allow_failing` mines from the passing subset) -> capture hidden scenarios from the tests' calls
 (`capture.py`) -> candidates of each kind (`kinds.py`), each kept only when a captured scenario
 differs in the sandbox *and* at least one of the repo's (reference-passing) tests fails on it ->
-write the pack -> check every task with the repo grader through `gym.make("rlvr/Repo-v0")`: the
-reference scores 1.0 and the base state (a no-op submission) fails the hidden checks; others are dropped.
+each task proved as soon as it is found by `rlvr packs validate`'s prover (`check.py`): the reference
+scores 1.0, the base state fails the hidden checks and a no-op scores low; others are dropped. Finding
+and proving share the one time budget: the run stops when the next proof would not fit in it.
 """
 
 from __future__ import annotations
@@ -17,17 +18,18 @@ import random
 import shutil
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from rlvr.graders.repo.patch import make_unified_diff
 from rlvr.graders.repo.runner import run_ops, same_value
 from rlvr.graders.repo.whole_repo_types import RepoTypeChecker, RepoTypeReport
 from rlvr.mining.capture import Captured, capture, replay, target_of
+from rlvr.mining.check import PROOF_THREADS, Proved, TaskProver
 from rlvr.mining.environment import install_requirements, run_suite
 from rlvr.mining.kinds import (
     KINDS,
@@ -52,9 +54,7 @@ MAX_TRIED_SCENARIOS = 40  # replayed per candidate
 MAX_MUTATIONS_PER_FUNCTION = 12
 BUG_POOL_FACTOR = 4  # bug candidates wanted per task asked for (most are invisible to every scenario)
 MAX_TRIED_TESTS = 40  # the repo's tests (node ids) run per candidate: those that made a differing call
-# of the time budget; the rest is for checking each task with the grader, which costs more per task
-# (two full gradings) than finding it
-CANDIDATE_SHARE = 0.4
+MULTI_PARTS = 2  # bugs kept as parts of multi-location tasks (beyond the single bugs' quota), per multi task
 ADAPTER_SOURCE = (Path(__file__).parent / "replay.py").read_text(encoding="utf-8")
 
 
@@ -129,7 +129,12 @@ class MineSummary:
                 f"  checked with the repo grader: {self.verified} task(s), reference 1.0 each, "
                 f"no-op (unchanged base) mean reward {self.noop_mean:.3f}"
             )
-        out.append("  time: " + ", ".join(f"{k} {v:.0f}s" for k, v in self.seconds.items()))
+        out.append(
+            "  time: "
+            + ", ".join(
+                f"{k} {v:.0f}" + ("" if k.endswith("(count)") else "s") for k, v in self.seconds.items()
+            )
+        )
         return out
 
 
@@ -149,8 +154,10 @@ class Miner:
         self._types_report: RepoTypeReport | None = None
         self._baseline_cache: dict[str, Any] | None = None
         self.rng = random.Random(f"mine:{options.seed}")
+        self.spent: defaultdict[str, float] = defaultdict(
+            float
+        )  # seconds (and counts) inside the phases, for the summary
         self.started = time.monotonic()
-        self.candidates_started: float | None = None
 
     @property
     def sandbox(self) -> WorkerPool:
@@ -173,18 +180,8 @@ class Miner:
             self._sandbox.close()
             self._sandbox = None
 
-    def candidates_over(self) -> bool:
-        """Is the candidates' share of what the suite and the capture left of the budget spent? (A large
-        suite's capture must not leave the candidates nothing.)"""
-        if self.candidates_started is None:
-            self.candidates_started = time.monotonic()
-        left = self.options.time_budget - (self.candidates_started - self.started)
-        return time.monotonic() - self.candidates_started > max(0.0, left) * CANDIDATE_SHARE
-
-    def out_of_time(self, share: float = 1.0) -> bool:
-        """Is `share` of the time budget spent? (Candidates stop at CANDIDATE_SHARE, leaving the rest
-        for checking the tasks with the grader.)"""
-        return time.monotonic() - self.started > self.options.time_budget * share
+    def time_left(self) -> float:
+        return self.options.time_budget - (time.monotonic() - self.started)
 
     # ------------------------------------------------------------------ the whole run
     def mine(self, source: Path, out: Path) -> MineSummary:
@@ -278,36 +275,45 @@ class Miner:
         by_module: dict[str, list[Captured]] = {}
         for item in captured.scenarios:
             by_module.setdefault(item.module, []).append(item)
-        kept, dropped = self._candidates(project, by_module, deps, failing)
         variants_by_module: dict[str, list[Captured]] = {}
         for variant in captured.variants:
             variants_by_module.setdefault(variant.module, []).append(variant)
-        timings["candidates"] = time.monotonic() - phase
-        summary.dropped = dict(dropped)
-        phase = time.monotonic()
-        lines = self._task_lines(project, kept, summary.project, variants_by_module, by_module)
-        write_pack(out, summary.project, project, lines, summary, source)
-        if self.options.verify and lines:
-            deadline = self.started + self.options.time_budget
-            lines, failures = verify_pack(
-                out, lines, self.options.progress, self.options.noop_limit, deadline
+        write_pack(out, summary.project, project, [], summary, source)
+        prover = TaskProver(out, self.sandbox, self.options.noop_limit) if self.options.verify else None
+        try:
+            lines, dropped = self._candidates(
+                project, by_module, variants_by_module, deps, failing, summary.project, prover
             )
-            for reason, count in failures.items():
-                summary.dropped[reason] = summary.dropped.get(reason, 0) + count
-            write_tasks(out, lines)
-        timings["verify"] = time.monotonic() - phase
+        finally:
+            if prover is not None:
+                timings["proofs (thread-seconds)"] = sum(prover.seconds)
+                prover.close()
+        write_tasks(out, lines)
+        timings["candidates and proofs"] = time.monotonic() - phase  # proofs overlap the candidates
+        summary.dropped = dict(dropped)
         summary.kept = dict(Counter(line["meta"]["kind"] for line in lines))
         summary.verified = len(lines) if self.options.verify else 0
         noops = [line["notes"]["checked"]["noop"] for line in lines if "checked" in line.get("notes", {})]
         summary.noop_mean = sum(noops) / len(noops) if noops else None
-        summary.seconds = timings
+        summary.seconds = timings | dict(self.spent) | captured.seconds
         (out / "mining.json").write_text(json.dumps(asdict(summary), indent=2, sort_keys=True) + "\n")
         return summary
 
     # ------------------------------------------------------------------ candidates
     def _candidates(
-        self, project: Project, by_module: dict[str, list[Captured]], deps: Path | None, failing: list[str]
-    ) -> tuple[list[Kept], Counter[str]]:
+        self,
+        project: Project,
+        by_module: dict[str, list[Captured]],
+        variants: dict[str, list[Captured]],
+        deps: Path | None,
+        failing: list[str],
+        name: str,
+        prover: TaskProver | None,
+    ) -> tuple[list[dict[str, Any]], Counter[str]]:
+        """Task lines, each found (`_try`) then proved (`prover`, when verifying) before the next is
+        tried; the kind furthest behind its quota goes next, and a kind with no candidate left hands
+        its share to the others. Stops at `max_tasks` or when the next proof would not fit in the
+        time budget."""
         files = project.files
         flagged = {(path, line) for (path, _), line in self._reference_types(files).lines.items()}
         targets = {target_of(c.scenario) for scenarios in by_module.values() for c in scenarios}
@@ -333,36 +339,143 @@ class Miner:
             # those are tried first (the budget runs out before every candidate is tried)
             pool.sort(key=lambda c: 0 if _own_target(c) in targets else 1)
         quota = _quotas(self.options.kinds, self.options.max_tasks)
-        kept: list[Kept] = []
-        bugs: list[Kept] = []
-        bug_goal = quota.get("bug", 0) + (2 * quota["multi"] + 2 if "multi" in quota else 0)
-        total = sum(
-            min(len(pools[k]), g) for k, g in (("bug", bug_goal), ("feature", quota.get("feature", 0)))
-        )
+        queues = {kind: list(reversed(pools[kind])) for kind in ("feature", "bug")}
+        found: Counter[str] = Counter()
+        exhausted: set[str] = {kind for kind in KINDS if kind not in quota}
+        parts: list[Kept] = []  # bugs found, the halves of multi-location tasks
+        pairs_tried: set[tuple[int, int]] = set()
+        used_in_multi: set[int] = set()
+        lines: list[dict[str, Any]] = []
+        counters: Counter[str] = Counter()
+        # a task's proof (seconds of grading) runs in one background thread while the next candidates
+        # are tried (seconds of replay and pytest): `found` counts tasks proved or being proved
+        proving: list[tuple[str, Future[Proved]]] = []
         bar = tqdm(
-            total=max(total, 1), desc=f"mining {project.name}", disable=not self.options.progress, unit="task"
+            total=self.options.max_tasks,
+            desc=f"mining {project.name}",
+            disable=not self.options.progress,
+            unit="task",
         )
-        for kind, goal in (("feature", quota.get("feature", 0)), ("bug", bug_goal)):
-            found = 0
-            for candidate in pools[kind]:
-                if found >= goal:
-                    break
-                if self.candidates_over():
-                    dropped["time budget spent before it was tried"] += 1
+
+        def harvest(wait: bool) -> None:
+            for entry in list(proving):
+                kind, future = entry
+                if not wait and not future.done():
                     continue
-                verdict = self._try(candidate, by_module, files, deps, failing, dropped)
-                if verdict is not None:
-                    found += 1
+                proving.remove(entry)
+                proved = future.result()
+                if proved.reason is not None:
+                    found[kind] -= 1
+                    dropped[f"{kind}: proof: {proved.reason}"] += 1
+                else:
+                    lines.append(proved.line)
                     bar.update(1)
-                    (bugs if kind == "bug" else kept).append(verdict)
+
+        with ThreadPoolExecutor(max_workers=PROOF_THREADS, thread_name_prefix="rlvr-mine-prove") as proofs:
+            while True:
+                harvest(wait=False)
+                if len(lines) + len(proving) >= self.options.max_tasks:
+                    harvest(wait=True)  # a proof may still fail: then look further
+                    if len(lines) >= self.options.max_tasks:
+                        break
+                    continue
+                # the queued proofs, PROOF_THREADS at a time, and this candidate's own
+                queued = (len(proving) + 1) / PROOF_THREADS
+                reserve = prover.estimate() * max(1.0, queued) if prover is not None else 0.0
+                if self.time_left() < reserve:
+                    break
+                kind = _next_kind(quota, found, exhausted)
+                if kind is None:
+                    if proving:
+                        harvest(wait=True)  # a failed proof reopens its kind's quota
+                        continue
+                    break
+                if kind == "multi":
+                    pair = self._next_pair(parts, pairs_tried, used_in_multi)
+                    if pair is None:
+                        if (
+                            "bug" in exhausted
+                            or len(parts) > len(pairs_tried) + 2 * MULTI_PARTS * quota["multi"]
+                        ):
+                            exhausted.add("multi")
+                        else:  # more bugs make more pairs
+                            self._try_next(
+                                queues, "bug", by_module, files, deps, failing, dropped, exhausted, parts
+                            )
+                        continue
+                    item = self._multi(pair[0], pair[1], files, dropped)
+                    if item is None:
+                        continue
+                    used_in_multi.update(id(part) for part in pair)
+                else:
+                    item = self._try_next(
+                        queues, kind, by_module, files, deps, failing, dropped, exhausted, parts
+                    )
+                    if item is None:
+                        continue
+                    if kind == "bug" and not self._single(quota, found, exhausted, parts):
+                        continue  # kept as a multi part only
+                line = self._task_line(project, item, name, variants, by_module, counters)
+                found[kind] += 1
+                if prover is None:
+                    lines.append(line)
+                    bar.update(1)
+                else:
+                    proving.append((kind, proofs.submit(prover.prove, line)))
+            harvest(wait=True)
         bar.close()
-        bug_quota = quota.get("bug", 0)
-        multi = (
-            self._multi(bugs, by_module, files, quota.get("multi", 0), dropped) if "multi" in quota else []
-        )
-        # a bug may also be half of a multi task: the two tasks start from different states
-        singles = bugs[:bug_quota] if "bug" in self.options.kinds else []
-        return kept + singles + multi, dropped
+        left = sum(len(queue) for queue in queues.values())
+        if left and len(lines) < self.options.max_tasks:
+            dropped["time budget spent before it was tried"] += left
+        return lines, dropped
+
+    def _try_next(
+        self,
+        queues: dict[str, list[Candidate]],
+        kind: str,
+        by_module: dict[str, list[Captured]],
+        files: dict[str, str],
+        deps: Path | None,
+        failing: list[str],
+        dropped: Counter[str],
+        exhausted: set[str],
+        parts: list[Kept],
+    ) -> Kept | None:
+        queue = queues[kind]
+        if not queue:
+            exhausted.add(kind)
+            return None
+        item = self._try(queue.pop(), by_module, files, deps, failing, dropped)
+        if item is not None and kind == "bug":
+            parts.append(item)
+        return item
+
+    def _single(
+        self, quota: dict[str, int], found: Counter[str], exhausted: set[str], parts: list[Kept]
+    ) -> bool:
+        """Is a bug just found a task of its own (else only a part of a multi-location one)?"""
+        if "bug" not in quota:
+            return False
+        if "multi" in exhausted or found["bug"] < quota["bug"]:
+            return True
+        return len(parts) > MULTI_PARTS * quota["multi"] + found["bug"]
+
+    def _next_pair(
+        self, parts: list[Kept], tried: set[tuple[int, int]], used: set[int]
+    ) -> tuple[Kept, Kept] | None:
+        """Two bugs in different functions not yet combined, neither already half of a kept multi task."""
+        free = [p for p in parts if id(p) not in used]
+        options = [
+            (a, b)
+            for i, a in enumerate(free)
+            for b in free[i + 1 :]
+            if (id(a), id(b)) not in tried and a.candidate.function != b.candidate.function
+        ]
+        if not options:
+            return None
+        first, second = self.rng.choice(options)
+        tried.add((id(first), id(second)))
+        return first, second
 
     def _scenarios_for(self, candidate: Candidate, by_module: dict[str, list[Captured]]) -> list[Captured]:
         out: list[Captured] = []
@@ -390,7 +503,10 @@ class Miner:
             else self.rng.sample(scenarios, min(len(scenarios), MAX_TRIED_SCENARIOS))
         )
         state = {**files, **candidate.edits}
+        began = time.monotonic()
         got = replay(self.sandbox, state, [s.scenario for s in scenarios])
+        self.spent["try: replay"] += time.monotonic() - began
+        self.spent["try: candidates (count)"] += 1
         differing = [
             (i, g, s.outcome)
             for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
@@ -408,7 +524,10 @@ class Miner:
         if not tests:
             dropped[f"{candidate.kind}: no repo test reaches it"] += 1
             return None
+        began = time.monotonic()
         run = run_suite(state, tests, deps, 300.0, stop_at_first_failure=True, deselect=failing)
+        self.spent["try: repo tests"] += time.monotonic() - began
+        self.spent["try: suites run (count)"] += 1
         if not run.failing:
             dropped[f"{candidate.kind}: the repo's tests all pass on it"] += 1
             return None
@@ -424,120 +543,89 @@ class Miner:
             return None
         return Kept(candidate, differing, scenarios)
 
-    def _multi(
-        self,
-        bugs: list[Kept],
-        by_module: dict[str, list[Captured]],
-        files: dict[str, str],
-        goal: int,
-        dropped: Counter[str],
-    ) -> list[Kept]:
-        out: list[Kept] = []
-        pairs = [(a, b) for i, a in enumerate(bugs) for b in bugs[i + 1 :]]
-        self.rng.shuffle(pairs)
-        used: set[int] = set()
-        for first, second in pairs:
-            if len(out) >= goal or self.candidates_over():
-                break
-            if id(first) in used or id(second) in used:
-                continue
-            combined = combine(first.candidate, second.candidate, files)
-            if combined is None:
-                continue
-            scenarios = first.scenarios + [s for s in second.scenarios if s not in first.scenarios]
-            keys = [json.dumps(s.scenario, sort_keys=True) for s in scenarios]
-            seen_first = {
-                json.dumps(first.scenarios[i].scenario, sort_keys=True) for i, _, _ in first.differing
-            }
-            seen_second = {
-                json.dumps(second.scenarios[i].scenario, sort_keys=True) for i, _, _ in second.differing
-            }
-            if not (seen_first - seen_second) or not (seen_second - seen_first):
-                dropped["multi: the two bugs are not each observable on their own"] += 1
-                continue
-            got = replay(self.sandbox, {**files, **combined.edits}, [s.scenario for s in scenarios])
-            differing = [
-                (i, g, s.outcome)
-                for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
-                if g is None or not same_value(s.outcome, g)
-            ]
-            one = [d for d in differing if keys[d[0]] in seen_first - seen_second]
-            two = [d for d in differing if keys[d[0]] in seen_second - seen_first]
-            if not one or not two:
-                dropped["multi: one bug masks the other"] += 1
-                continue
-            used |= {id(first), id(second)}
-            combined.parts = [first.candidate, second.candidate]
-            out.append(
-                Kept(
-                    combined,
-                    one[:1] + two[:1] + [d for d in differing if d not in one[:1] + two[:1]],
-                    scenarios,
-                )
-            )
-        return out
+    def _multi(self, first: Kept, second: Kept, files: dict[str, str], dropped: Counter[str]) -> Kept | None:
+        """The two bugs together, kept if each is still seen on its own (one does not mask the other)."""
+        combined = combine(first.candidate, second.candidate, files)
+        if combined is None:
+            return None
+        scenarios = first.scenarios + [s for s in second.scenarios if s not in first.scenarios]
+        keys = [json.dumps(s.scenario, sort_keys=True) for s in scenarios]
+        seen_first = {json.dumps(first.scenarios[i].scenario, sort_keys=True) for i, _, _ in first.differing}
+        seen_second = {
+            json.dumps(second.scenarios[i].scenario, sort_keys=True) for i, _, _ in second.differing
+        }
+        if not (seen_first - seen_second) or not (seen_second - seen_first):
+            dropped["multi: the two bugs are not each observable on their own"] += 1
+            return None
+        got = replay(self.sandbox, {**files, **combined.edits}, [s.scenario for s in scenarios])
+        differing = [
+            (i, g, s.outcome)
+            for i, (g, s) in enumerate(zip(got, scenarios, strict=True))
+            if g is None or not same_value(s.outcome, g)
+        ]
+        one = [d for d in differing if keys[d[0]] in seen_first - seen_second]
+        two = [d for d in differing if keys[d[0]] in seen_second - seen_first]
+        if not one or not two:
+            dropped["multi: one bug masks the other"] += 1
+            return None
+        combined.parts = [first.candidate, second.candidate]
+        shown = one[:1] + two[:1]
+        return Kept(combined, shown + [d for d in differing if d not in shown], scenarios)
 
     # ------------------------------------------------------------------ task lines
-    def _task_lines(
+    def _task_line(
         self,
         project: Project,
-        kept: list[Kept],
+        item: Kept,
         name: str,
         variants: dict[str, list[Captured]],
         by_module: dict[str, list[Captured]],
-    ) -> list[dict[str, Any]]:
+        counters: Counter[str],
+    ) -> dict[str, Any]:
         held_out = self._held_out(project)
         # the tests are the spec; the configuration files could turn the type checker or pytest off
         protected = sorted(
             set(project.tests) | {p for p in project.files if p in CONFIG_FILES} | {ADAPTER_PATH}
         )
-        lines: list[dict[str, Any]] = []
-        counters: Counter[str] = Counter()
-        for item in kept:
-            candidate = item.candidate
-            counters[candidate.kind] += 1
-            differing_idx = [i for i, _, _ in item.differing][:MAX_DIFFERING_IN_TASK]
-            hidden = [item.scenarios[i].scenario for i in differing_idx]
-            taken = {json.dumps(h, sort_keys=True) for h in hidden}
-            rest = [
-                c.scenario
-                for c in self._scenarios_for(candidate, by_module)
-                if json.dumps(c.scenario, sort_keys=True) not in taken
-            ]
-            self.rng.shuffle(rest)
-            hidden += rest[: max(0, MAX_CAPTURED_IN_TASK - len(hidden))]
-            nearby = [v.scenario for p in candidate.paths for v in variants.get(module_name(p), [])]
-            self.rng.shuffle(nearby)
-            if candidate.kind == "feature":
-                prompt = feature_issue(candidate.function, candidate.docstring)
-                difficulty = 3
-            else:
-                shown = item.differing[:2] if candidate.kind == "multi" else item.differing[:1]
-                prompt = bug_issue(
-                    [describe_difference(item.scenarios[i].scenario, g, w) for i, g, w in shown]
-                )
-                difficulty = 4 if candidate.kind == "multi" else 2
-            modules = {module_name(p) for p in candidate.paths}
-            lines.append(
-                {
-                    "id": f"{name}-{candidate.kind}-{counters[candidate.kind]:03d}",
-                    "prompt": prompt,
-                    "repo": name,
-                    "base_edits": dict(candidate.edits),
-                    "reference_edits": {},
-                    "scenarios": hidden + nearby[: MAX_TASK_SCENARIOS - len(hidden)],
-                    "protected": protected,
-                    "difficulty": difficulty,
-                    "split": "test" if modules & held_out else "train",
-                    "meta": {"kind": candidate.kind, "mined_from": project.name},
-                    "notes": {
-                        "where": candidate.where,
-                        "observable_by": len(item.differing),
-                        "baseline": self._baseline(project.files),
-                    },
-                }
-            )
-        return lines
+        candidate = item.candidate
+        counters[candidate.kind] += 1
+        differing_idx = [i for i, _, _ in item.differing][:MAX_DIFFERING_IN_TASK]
+        hidden = [item.scenarios[i].scenario for i in differing_idx]
+        taken = {json.dumps(h, sort_keys=True) for h in hidden}
+        rest = [
+            c.scenario
+            for c in self._scenarios_for(candidate, by_module)
+            if json.dumps(c.scenario, sort_keys=True) not in taken
+        ]
+        self.rng.shuffle(rest)
+        hidden += rest[: max(0, MAX_CAPTURED_IN_TASK - len(hidden))]
+        nearby = [v.scenario for p in candidate.paths for v in variants.get(module_name(p), [])]
+        self.rng.shuffle(nearby)
+        if candidate.kind == "feature":
+            prompt = feature_issue(candidate.function, candidate.docstring)
+            difficulty = 3
+        else:
+            shown = item.differing[:2] if candidate.kind == "multi" else item.differing[:1]
+            prompt = bug_issue([describe_difference(item.scenarios[i].scenario, g, w) for i, g, w in shown])
+            difficulty = 4 if candidate.kind == "multi" else 2
+        modules = {module_name(p) for p in candidate.paths}
+        return {
+            "id": f"{name}-{candidate.kind}-{counters[candidate.kind]:03d}",
+            "prompt": prompt,
+            "repo": name,
+            "base_edits": dict(candidate.edits),
+            "reference_edits": {},
+            "scenarios": hidden + nearby[: MAX_TASK_SCENARIOS - len(hidden)],
+            "protected": protected,
+            "difficulty": difficulty,
+            "split": "test" if modules & held_out else "train",
+            "meta": {"kind": candidate.kind, "mined_from": project.name},
+            "notes": {
+                "where": candidate.where,
+                "observable_by": len(item.differing),
+                "baseline": self._baseline(project.files),
+            },
+        }
 
     def _reference_types(self, files: dict[str, str]) -> RepoTypeReport:
         if self._types_report is None:
@@ -613,6 +701,14 @@ def import_problem(sandbox: WorkerPool, files: dict[str, str], package: str) -> 
     return outcome.value.get("error")
 
 
+def _next_kind(quota: dict[str, int], found: Counter[str], exhausted: set[str]) -> str | None:
+    """The kind with candidates left that is furthest behind its quota (None: every kind is out)."""
+    open_kinds = [k for k in ("feature", "bug", "multi") if k in quota and k not in exhausted]
+    if not open_kinds:
+        return None
+    return min(open_kinds, key=lambda k: found[k] / quota[k])
+
+
 def _few_per_function(pool: list[Candidate], wanted: int) -> list[Candidate]:
     """At most 3 mutations of each function, more (up to all of them) where the package is too small
     for that to give `wanted` candidates."""
@@ -680,59 +776,3 @@ def write_pack(
         f"deps = {json.dumps('deps' if summary.installed else '')}\n"
     )
     write_tasks(out, lines)
-
-
-def _reason(gates: list[str], text: str) -> str:
-    return f"failed {', '.join(gates)}" if gates else (text.split(":", 1)[0][:60] or "lower reward")
-
-
-def verify_pack(
-    out: Path,
-    lines: list[dict[str, Any]],
-    progress: bool,
-    noop_limit: float | None = None,
-    deadline: float | None = None,
-) -> tuple[list[dict[str, Any]], Counter[str]]:
-    """Each task graded through `gym.make("rlvr/Repo-v0", pack=out, mode="patch")`: the reference
-    must score 1.0 and the base state (submitted unchanged) must fail the behaviour gate, and score
-    at most `noop_limit` when one is given. The no-op reward is kept in the task's notes."""
-    import gymnasium as gym
-
-    import rlvr.envs  # noqa: F401 - registers the environments
-    from rlvr.task_packs.registry import load_pack
-
-    env = gym.make("rlvr/Repo-v0", pack=str(out), mode="patch")
-    pack = load_pack(str(out))
-    by_id = {task.id: task for task in pack.tasks()}
-    good: list[dict[str, Any]] = []
-    failures: Counter[str] = Counter()
-    try:
-        for line in tqdm(lines, desc="checking tasks", disable=not progress, unit="task"):
-            if deadline is not None and time.monotonic() > deadline:
-                failures["check: the time budget ran out before it was checked"] += 1
-                continue
-            task = by_id[line["id"]]
-            base, reference = task.hidden["base"], task.hidden["reference"]
-            changed = sorted(p for p in set(base) | set(reference) if base.get(p) != reference.get(p))
-            fixed = make_unified_diff(base, reference)
-            noop = make_unified_diff(base, {**base, changed[0]: base[changed[0]] + "\n# nothing changed\n"})
-            rewards, gates, reasons = [], [], []
-            for completion in (fixed, noop):
-                env.reset(options={"task_id": task.id})
-                _, reward, _, _, info = env.step(completion)
-                verdict = info.get("verdict") or {}
-                rewards.append(float(reward))
-                gates.append(list(verdict.get("gates") or []))
-                reasons.append(str(verdict.get("error") or verdict.get("feedback") or "")[:200])
-            if rewards[0] < 1.0:
-                failures[f"check: the reference does not score 1.0 ({_reason(gates[0], reasons[0])})"] += 1
-            elif "behaviour" not in gates[1]:
-                failures["check: the unchanged base state passes the hidden checks"] += 1
-            elif noop_limit is not None and rewards[1] > noop_limit:
-                failures[f"check: the unchanged base state scores above {noop_limit}"] += 1
-            else:
-                line.setdefault("notes", {})["checked"] = {"reference": rewards[0], "noop": rewards[1]}
-                good.append(line)
-    finally:
-        env.close()
-    return good, failures

@@ -17,10 +17,12 @@ For every task, in the sandbox and through the repo grader itself:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
 import time
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -36,6 +38,10 @@ NOOP = "no-op"
 TEXT_WORD = re.compile(r"[A-Za-z]{4,}")
 MAX_WARNINGS_PER_TASK = 3
 OUTCOME_WORDS = frozenset({"raises", "value", "exit", "stdout"})  # the outcome format's own words
+# per grader: reference state digest -> (the imports outcome, the visible tests outcome)
+_REFERENCE_RUNS: weakref.WeakKeyDictionary[RepoGrader, dict[str, tuple[Any, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 class _Tasks(TaskPack):
@@ -97,19 +103,36 @@ def _invisible_text(grader: RepoGrader, task: Task) -> list[str]:
     return found[:MAX_WARNINGS_PER_TASK]
 
 
+def _state_digest(files: dict[str, str]) -> str:
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _run_reference(grader: RepoGrader, task: Task) -> list[str]:
     """Problems of the reference state found by running it: modules that do not import, targets that
-    do not resolve, visible tests it fails."""
+    do not resolve, visible tests it fails. Which modules import and which visible tests pass depend
+    on the state alone: tasks that share a reference (every task mined from one project) run them
+    once per grader; the targets are resolved for each task."""
     targets = _targets(task)
-    job = ops_job(
-        task.hidden["reference"],
-        [("imports", None), ("resolve", [target for _, target in targets]), ("tests", {"paths": None})],
-        grader.timeout,
-    )
-    result = grader.sandbox.run(job)
-    if result.sandbox_error or len(result.outcomes) < 4:
+    resolve: tuple[str, Any] = ("resolve", [target for _, target in targets])
+    reference = task.hidden["reference"]
+    runs = _REFERENCE_RUNS.setdefault(grader, {})
+    digest = _state_digest(reference)
+    known_run = runs.get(digest)
+    ops: list[tuple[str, Any]]
+    if known_run is None:
+        ops = [("imports", None), resolve, ("tests", {"paths": None})]
+    else:
+        ops = [resolve]
+    result = grader.sandbox.run(ops_job(reference, ops, grader.timeout))
+    if result.sandbox_error or len(result.outcomes) < len(ops) + 1:
         return [f"the reference state could not be run: {result.status} {result.detail}"]
-    imports, resolved, tests = (o.value if o is not None and o.ok else None for o in result.outcomes[1:4])
+    values = [o.value if o is not None and o.ok else None for o in result.outcomes[1 : len(ops) + 1]]
+    if known_run is None:
+        imports, resolved, tests = values
+        if isinstance(imports, list) and isinstance(tests, dict):
+            runs[digest] = (imports, tests)
+    else:
+        (imports, tests), (resolved,) = known_run, values
     found: list[str] = []
     unimportable = _baseline(task).get("unimportable")  # a mined task: as the miner recorded them
     known = set(unimportable) if isinstance(unimportable, list) else set()

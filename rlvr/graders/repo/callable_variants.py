@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from rlvr.graders.repo.source_modules import package_modules
+
 CALLABLE_KEY = "__rlvr_callable__"
 MAX_REGISTRATIONS = 8  # per class
 MAX_TWIN_POSITIONS = 2  # string positions crossed per class
@@ -38,15 +40,6 @@ def returning(value: str) -> dict[str, Any]:
 
 
 RAISING: dict[str, Any] = {CALLABLE_KEY: {"does": "raise"}}
-
-
-def _module_of(path: str) -> str | None:
-    if not path.endswith(".py") or path.startswith("tests/") or "/tests/" in path:
-        return None
-    parts = path[:-3].split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
 
 
 def _constructible(node: ast.ClassDef) -> bool:
@@ -81,14 +74,7 @@ def _registration(call: ast.Call, functions: set[str]) -> tuple[str, list[Any]] 
 def _classes(base: dict[str, str]) -> dict[str, tuple[str, ast.ClassDef]]:
     """{class name: (module, node)} of the base state's top-level classes (first definition wins)."""
     found: dict[str, tuple[str, ast.ClassDef]] = {}
-    for path, source in sorted(base.items()):
-        module = _module_of(path)
-        if module is None:
-            continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    for module, tree in package_modules(base):
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
                 found.setdefault(node.name, (module, node))
@@ -103,14 +89,7 @@ def registrations(base: dict[str, str]) -> dict[str, tuple[str, str, list[tuple[
         name: {item.name for item in node.body if isinstance(item, ast.FunctionDef)}
         for name, (_, node) in classes.items()
     }
-    trees: list[ast.Module] = []
-    for path, source in sorted(base.items()):
-        if _module_of(path) is None:
-            continue
-        try:
-            trees.append(ast.parse(source))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    trees = [tree for _, tree in package_modules(base)]
     functions = {  # module-level functions: a name passed as an argument that is one is a callable
         node.name
         for tree in trees

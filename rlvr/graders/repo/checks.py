@@ -100,6 +100,7 @@ from rlvr.graders.repo.domain_variants import (
 )
 from rlvr.graders.repo.runner import same_value
 from rlvr.graders.repo.sequences import sequence_checks, sequence_kept
+from rlvr.graders.repo.source_modules import is_test_path, module_of, package_modules
 
 MAX_DERIVED_CHECKS = 300
 Item = TypeVar("Item")
@@ -110,28 +111,6 @@ FUTURE_VERSION = "PRAGMA user_version = 1000"
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 VERSION_SET = re.compile(r"\s*PRAGMA\s+user_version\s*=", re.IGNORECASE)
 TRANSACTION_CONTROL = re.compile(r"\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b", re.IGNORECASE)
-
-
-def _module_of(path: str) -> str | None:
-    if not path.endswith(".py"):
-        return None
-    parts = path[:-3].split("/")
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    if not parts or not all(part.isidentifier() for part in parts):
-        return None
-    return ".".join(parts)
-
-
-def is_test_path(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (
-        path.startswith("tests/")
-        or "/tests/" in path
-        or name == "conftest.py"
-        or name.startswith("test_")
-        or name.endswith("_test.py")
-    )
 
 
 def top_level_names(source: str) -> set[str]:
@@ -188,7 +167,7 @@ def removed_names(base: dict[str, str], reference: dict[str, str]) -> list[str]:
     re-export that keeps the old name reachable there keeps it resolving."""
     targets: list[str] = []
     for path in sorted(base):
-        module = _module_of(path)
+        module = module_of(path)
         if module is None or is_test_path(path):
             continue
         after_text = reference.get(path, "")
@@ -238,7 +217,7 @@ def changed_exports(base: dict[str, str], reference: dict[str, str]) -> list[str
     exported): what `from module import *` binds is part of the API surface the task changes."""
     modules: list[str] = []
     for path in sorted(set(base) | set(reference)):
-        module = _module_of(path)
+        module = module_of(path)
         if module is None or is_test_path(path) or path not in reference:
             continue
         after = declared_exports(reference[path])
@@ -254,7 +233,7 @@ def added_names(
     nor the reference state defines there: API surface the task did not ask for (reported, not scored)."""
     found: list[str] = []
     for path in changed:
-        module = _module_of(path)
+        module = module_of(path)
         if module is None or is_test_path(path) or path not in files:
             continue
         known = top_level_names(base.get(path, "")) | top_level_names(reference.get(path, ""))
@@ -292,7 +271,7 @@ def touched_functions(base: dict[str, str], reference: dict[str, str]) -> list[t
     the base state (or newly): the functions the task touches."""
     found: list[tuple[str, ast.FunctionDef]] = []
     for path in sorted(reference):
-        module = _module_of(path)
+        module = module_of(path)
         if module is None or is_test_path(path) or base.get(path) == reference[path]:
             continue
         try:
@@ -336,14 +315,7 @@ def _signatures(reference: dict[str, str]) -> dict[str, tuple[list[str], str]]:
     """{"module:function": (its parameters' annotations, its return annotation)} for the reference's
     top-level functions ("" where one is not annotated)."""
     found: dict[str, tuple[list[str], str]] = {}
-    for path, source in sorted(reference.items()):
-        module = _module_of(path)
-        if module is None or is_test_path(path):
-            continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    for module, tree in package_modules(reference):
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 parameters = [ast.unparse(a.annotation) if a.annotation else "" for a in node.args.args]
@@ -698,7 +670,7 @@ def exact_return_types(reference: dict[str, str], visible: frozenset[str]) -> di
     ignored)."""
     modules: dict[str, ast.Module] = {}
     for path, source in reference.items():
-        module = _module_of(path)
+        module = module_of(path)
         if module is None or is_test_path(path):
             continue
         try:
@@ -795,14 +767,7 @@ COUNT_NAME = re.compile(
 def parameter_names(reference: dict[str, str]) -> dict[str, list[str]]:
     """{"module:function": its positional parameters' names} for the reference's top-level functions."""
     found: dict[str, list[str]] = {}
-    for path, source in sorted(reference.items()):
-        module = _module_of(path)
-        if module is None or is_test_path(path):
-            continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
+    for module, tree in package_modules(reference):
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 found[f"{module}:{node.name}"] = [a.arg for a in node.args.args]

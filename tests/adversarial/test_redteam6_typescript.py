@@ -152,14 +152,22 @@ def test_a_candidate_slow_to_type_check_delays_its_batch_by_its_own_limit_only(
     candidate ran to the limit again - log2(batch) full limits (123 s for 32 candidates, against 5 s
     without it). Now the checker reports its progress candidate by candidate: a batch that runs out
     of time keeps what it finished, the candidate it was checking is flagged, the rest is checked
-    again - the limit is reached once. The limit is lowered here so that the slow candidate exceeds it
-    on any machine, and the signal is the number of requests that ran out of time, not a clock."""
+    again - the limit is reached once. The limit is lowered to half what the slow candidate takes
+    alone on this machine, and the signal is the number of requests that ran out of time, not a clock."""
+    import time
+
     import rlvr.graders.code.typescript.compiler as compiler_module
     from rlvr.graders.code.typescript.compiler import CompilerFailed, TsCompiler
 
-    monkeypatch.setattr(compiler_module, "MIN_SECONDS", 6.0)
     assert len(SLOW_TO_CHECK) < 200_000  # within the source limit: it reaches the checker
     compiler = TsCompiler()
+    started = time.monotonic()
+    compiler.check_many([SLOW_TO_CHECK])  # how slow it is on this machine (it times out at 15 s or less)
+    alone = time.monotonic() - started
+    assert alone > 5.0, f"the checker took only {alone:.1f} s on the slow candidate: make it slower"
+    # a limit half of that: the slow candidate exceeds it wherever it runs, honest ones take ~10 ms
+    monkeypatch.setattr(compiler_module, "MIN_SECONDS", max(2.5, alone / 2))
+    monkeypatch.setattr(compiler_module, "SECONDS_PER_FILE", 0.0)
     timeouts = 0
     request = compiler._request
 

@@ -11,29 +11,8 @@ from rlvr.graders.repo.prove import prove_repo_tasks
 from rlvr.mining.miner import _next_kind
 from rlvr.sandbox import make_sandbox
 from tests.repo_fixtures import one_module_task
+from tests.test_repo_prove import CORE, TESTS
 
-CORE = '''"""Small arithmetic helpers."""
-
-
-def double(x: int) -> int:
-    """Twice x."""
-    return x * 2
-
-
-def clamp(x: int, low: int, high: int) -> int:
-    """x limited to [low, high]."""
-    return max(low, min(high, x))
-'''
-TESTS = """from pkg.core import clamp, double
-
-
-def test_double() -> None:
-    assert double(3) == 6
-
-
-def test_clamp() -> None:
-    assert clamp(5, 0, 3) == 3
-"""
 SCENARIOS = [
     {"kind": "call", "target": "pkg.core:double", "args": [4]},
     {"kind": "call", "target": "pkg.core:clamp", "args": [5, 0, 3]},

@@ -38,9 +38,9 @@ def episodes_and_model() -> tuple[list[Episode], Any, Any]:
     config = build_config(
         None, ["model.tiny_layers=2", "model.tiny_hidden=32", "model.tiny_heads=2", "model.tiny_vocab=400"]
     )
-    tokenizer = models.build_tokenizer(teachers.transcript_texts(data), 400, "words")
+    tokenizer: Any = models.build_tokenizer(teachers.transcript_texts(data), 400, "words")
     tokenizer.padding_side = "left"
-    template = make_template(tokenizer, "compact", [int(tokenizer.eos_token_id)])
+    template = make_template(tokenizer, "compact", [tokenizer.eos_token_id])
     episodes = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in data]
     model = models.build_tiny_model(tokenizer, config.model, seed=1)
     models.disable_dropout(model)

@@ -52,7 +52,7 @@ def timed_update(model: Any, rollout: grpo.Rollout, config: Any, packed: bool) -
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", default="configs/tool.toml")
     parser.add_argument("--set", action="append", default=[], dest="assignments")
     parser.add_argument("--warm-start", required=True)

@@ -231,11 +231,24 @@ def test_an_sdist_cannot_write_outside_its_directory(tmp_path: Path) -> None:
     assert not (tmp_path / "escaped.py").exists()
 
 
+UNRELATED_TEST = {
+    "tests/test_unrelated.py": """
+        def test_calls_nothing_in_the_package():
+            assert sorted([2, 1]) == [1, 2]
+        """,
+}
+
+
 def test_capture_keeps_stable_calls_and_drops_order_dependent_ones(tmp_path: Path, sandbox) -> None:
-    project = read_project(write_project(tmp_path / "p"), tmp_path / "work")
+    project = read_project(write_project(tmp_path / "p", UNRELATED_TEST), tmp_path / "work")
     report = capture(
         sandbox, project.files, project.files, "minipkg", project.tests, None, 300.0, deselect=[]
     )
+    # the whole suite is traced once; the order check re-runs only the tests that made sampled calls
+    unrelated = "tests/test_unrelated.py::test_calls_nothing_in_the_package"
+    first, second = (set(run.outcomes) for run in report.runs)
+    assert unrelated in first and unrelated not in second
+    assert second and second < first
     targets = {c.scenario["target"] for c in report.scenarios}
     assert {"minipkg.numbers:clamp", "minipkg.numbers:mean", "minipkg.sequences:dedupe"} <= targets
     assert "minipkg.numbers:ticket" not in targets  # its result depends on which test ran first

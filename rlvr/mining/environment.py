@@ -117,9 +117,12 @@ def run_suite(
     stop_at_first_failure: bool = False,
     test_timeout: float = 20.0,
     deselect: list[str] | None = None,
+    select: Path | None = None,
 ) -> SuiteRun:
     """Run pytest on `targets` (paths or node ids) of a copy of `files`. With `trace` (the tracer's
-    settings: package, output file), the plugin records the tests' calls into the package."""
+    settings: package, output file), the plugin records the tests' calls into the package. With
+    `select` (a JSON list of node ids), only the collected tests it names run (ids it names that are
+    not collected are ignored, unlike node ids given on the command line)."""
     if not NETWORK_FREE:
         NETWORK_FREE.append(_network_free())
     with tempfile.TemporaryDirectory(prefix="rlvr-mine-") as scratch:
@@ -139,6 +142,8 @@ def run_suite(
             "RLVR_MINE_DRIVER": str(DRIVER_PATH),
             "RLVR_MINE_TEST_TIMEOUT": str(test_timeout),
         }
+        if select is not None:
+            env["RLVR_MINE_SELECT"] = str(select)
         if trace:
             env |= {f"RLVR_TRACE_{key.upper()}": value for key, value in trace.items()}
         command = [

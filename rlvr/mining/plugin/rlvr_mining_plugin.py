@@ -44,6 +44,7 @@ REPORT = os.environ.get("RLVR_MINE_REPORT")
 TRACE_OUT = os.environ.get("RLVR_TRACE_OUT")
 PACKAGE = os.environ.get("RLVR_TRACE_PACKAGE")
 DRIVER = os.environ.get("RLVR_MINE_DRIVER")
+SELECT = os.environ.get("RLVR_MINE_SELECT")
 TEST_TIMEOUT = float(os.environ.get("RLVR_MINE_TEST_TIMEOUT") or 0)
 MAX_ARGS_CHARS = 1500
 MAX_STEPS = 30
@@ -473,6 +474,16 @@ def install(package_name: str) -> None:
 def pytest_configure(config: Any) -> None:
     if PACKAGE and TRACE_OUT:
         install(PACKAGE)
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    """With RLVR_MINE_SELECT (a JSON list of node ids), run only the collected tests it names."""
+    if not SELECT:
+        return
+    wanted = set(json.loads(Path(SELECT).read_text(encoding="utf-8")))
+    kept = [item for item in items if item.nodeid in wanted]
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in wanted])
+    items[:] = kept
 
 
 class TestTimeout(BaseException):

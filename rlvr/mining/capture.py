@@ -189,7 +189,7 @@ def capture(
     mining_files: dict[str, str],
     package: str,
     test_targets: list[str],
-    deps: Path | None,
+    deps: Path | list[Path] | None,
     timeout: float,
     deselect: list[str],
     seed: int = 0,

@@ -520,6 +520,13 @@ def pytest_runtest_logreport(report: Any) -> None:
         handle.write(json.dumps({"nodeid": report.nodeid, "outcome": outcome}) + "\n")
 
 
+def pytest_collectreport(report: Any) -> None:
+    """A test file (or class) that fails to collect is reported as an error under its node id."""
+    if REPORT and report.failed:
+        with open(REPORT, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"nodeid": report.nodeid, "outcome": "error"}) + "\n")
+
+
 def pytest_sessionfinish(session: Any) -> None:
     _flush_objects()
     _flush()

@@ -256,15 +256,50 @@ def public_state(value, depth=0):
     converted: typing.Any = plain(value)
     if depth >= MAX_STATE_DEPTH or converted != {"__type__": type(value).__name__}:
         return converted
-    try:
-        fields = sorted((str(k), v) for k, v in vars(value).items() if isinstance(k, str))
-    except BaseException:  # noqa: BLE001 - no `__dict__`, or a hostile one
-        return converted
     out: dict[str, typing.Any] = dict(converted)
-    for name, item in fields[:24]:
-        if not name.startswith("_") and not callable(item):
+    for name, item in public_fields(value)[:24]:
+        if isinstance(item, Unreadable):
+            out[name] = {"raises": item.name}
+        elif not callable(item):
             out[name] = public_state(item, depth + 1)
     return out
+
+
+class Unreadable:
+    """A public field whose read raised (a property that raises): shown as {"raises": name}."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def public_fields(value):
+    """[(name, value)] of an object's public data, by name: its `__dict__` entries, the members its
+    classes declare in `__slots__` and properties with a setter (an attribute kept behind accessors),
+    wherever a record keeps what a caller reads (`stats.evictions`). A field not set is left out."""
+    names = set()
+    try:
+        names.update(k for k in vars(value) if isinstance(k, str) and type(k) is str)
+    except BaseException:  # noqa: BLE001 - no `__dict__`, or a hostile one
+        pass
+    try:
+        for cls in type(value).__mro__:
+            for name, member in type.__dict__["__dict__"].__get__(cls).items():
+                if type(name) is str and (
+                    type(member) is types.MemberDescriptorType
+                    or (type(member) is property and member.fset is not None)
+                ):
+                    names.add(name)
+    except BaseException:  # noqa: BLE001 - a hostile class
+        pass
+    fields = []
+    for name in sorted(n for n in names if not n.startswith("_")):
+        try:
+            fields.append((name, getattr(value, name)))
+        except AttributeError:  # a slot never set
+            continue
+        except BaseException as exc:  # noqa: BLE001 - a property that raises
+            fields.append((name, Unreadable(type(exc).__name__)))
+    return fields
 
 
 def observed_state(instance, names):

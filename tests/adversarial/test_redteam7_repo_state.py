@@ -1,0 +1,192 @@
+"""Red team 7, Repo-v0's observed object state (`child_driver.observed_state`): after each step of an
+object scenario the sandbox reads the object's public attributes and turns them into plain data.
+
+Found: an object held in an observed attribute (a `stats` record) was read through its `__dict__`
+only. A record that keeps its public fields in `__slots__`, or behind properties with a setter,
+showed as its type name alone: a wrong fix that never updates such a record passed (the
+reference's record showed nothing either), and an honest fix that writes the record that way
+failed against a reference whose record is a dataclass.
+
+Held (controls): an observed attribute that raises, never returns, is a wide self-referential list
+or a 200 MB string, or exits the process, is a scored failure of the candidate (a timeout or crash
+flag at most), never a grading error.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rlvr.core.types import Task
+from rlvr.graders.repo.grader import RepoGrader
+from tests.repo_fixtures import (
+    assert_fails,
+    assert_full_reward,
+    edited_reference,
+    module_grader,
+    one_module_task,
+)
+
+
+def _cache_module(stats: str) -> str:
+    return (
+        '"""A cache that counts its evictions in `stats`."""\n\n'
+        "from collections import OrderedDict\n"
+        "from dataclasses import dataclass\n\n\n"
+        f"{stats}\n\n"
+        "class Cache:\n"
+        '    """At most `capacity` keys; a new key put into a full cache evicts the least recent one."""\n\n'
+        "    def __init__(self, capacity: int) -> None:\n"
+        "        self.capacity = capacity\n"
+        "        self.stats = Stats()\n"
+        "        self._data: OrderedDict[str, int] = OrderedDict()\n\n"
+        "    def get(self, key: str) -> int | None:\n"
+        "        if key in self._data:\n"
+        "            self.stats.hits += 1\n"
+        "            self._data.move_to_end(key)\n"
+        "            return self._data[key]\n"
+        "        return None\n\n"
+        "    def put(self, key: str, value: int) -> str | None:\n"
+        '        """Store a value; returns the evicted key, if any (counted in `stats.evictions`)."""\n'
+        "        if key in self._data:\n"
+        "            self._data[key] = value\n"
+        "            self._data.move_to_end(key)\n"
+        "            return None\n"
+        "        self._data[key] = value\n"
+        "        if len(self._data) > self.capacity:\n"
+        "            evicted, _ = self._data.popitem(last=False)\n"
+        "            self.stats.evictions += 1\n"
+        "            return evicted\n"
+        "        return None\n"
+    )
+
+
+DATACLASS = "@dataclass\nclass Stats:\n    hits: int = 0\n    evictions: int = 0\n"
+SLOTS = (
+    "class Stats:\n"
+    "    __slots__ = ('hits', 'evictions')\n\n"
+    "    def __init__(self) -> None:\n"
+    "        self.hits = 0\n"
+    "        self.evictions = 0\n"
+)
+PROPERTIES = (
+    "class Stats:\n"
+    "    def __init__(self) -> None:\n"
+    "        self._counts = [0, 0]\n\n"
+    "    @property\n"
+    "    def hits(self) -> int:\n"
+    "        return self._counts[0]\n\n"
+    "    @hits.setter\n"
+    "    def hits(self, value: int) -> None:\n"
+    "        self._counts[0] = value\n\n"
+    "    @property\n"
+    "    def evictions(self) -> int:\n"
+    "        return self._counts[1]\n\n"
+    "    @evictions.setter\n"
+    "    def evictions(self, value: int) -> None:\n"
+    "        self._counts[1] = value\n"
+)
+PUT_BODY = (
+    "        if key in self._data:\n"
+    "            self._data[key] = value\n"
+    "            self._data.move_to_end(key)\n"
+    "            return None\n"
+    "        self._data[key] = value\n"
+    "        if len(self._data) > self.capacity:\n"
+    "            evicted, _ = self._data.popitem(last=False)\n"
+    "            self.stats.evictions += 1\n"
+    "            return evicted\n"
+    "        return None\n"
+)
+STUB = '        raise NotImplementedError("not implemented yet")\n'
+SCENARIOS = [
+    {
+        "kind": "object",
+        "target": "kv.cache:Cache",
+        "args": [2],
+        "steps": [["put", ["a", 1]], ["put", ["b", 2]], ["get", ["a"]], ["put", ["c", 3]], ["get", ["b"]]],
+    }
+]
+PROMPT = (
+    "Feature request: `kv.cache.Cache.put` raises NotImplementedError. Implement it as its docstring says."
+)
+
+
+def _task(task_id: str, stats: str) -> Task:
+    reference = _cache_module(stats)
+    return one_module_task(
+        task_id, PROMPT, "kv/cache.py", reference.replace(PUT_BODY, STUB), reference, SCENARIOS
+    )
+
+
+TASKS = {
+    "dataclass": _task("kv-dataclass", DATACLASS),
+    "slots": _task("kv-slots", SLOTS),
+    "properties": _task("kv-properties", PROPERTIES),
+}
+STATS_OF = {"dataclass": DATACLASS, "slots": SLOTS, "properties": PROPERTIES}
+grader_dataclass = module_grader(TASKS["dataclass"], "kv")
+grader_slots = module_grader(TASKS["slots"], "kv")
+grader_properties = module_grader(TASKS["properties"], "kv")
+
+
+def _grader(request: pytest.FixtureRequest, kind: str) -> RepoGrader:
+    return request.getfixturevalue(f"grader_{kind}")
+
+
+def _edited(kind: str, *edits: tuple[str, str]) -> dict[str, str]:
+    return edited_reference(TASKS[kind], "kv/cache.py", *edits)
+
+
+NEVER_COUNTED = ("            self.stats.evictions += 1\n", "")
+
+
+@pytest.mark.parametrize("kind", ["slots", "properties"])
+def test_a_record_in_slots_or_properties_that_is_never_updated_fails(
+    request: pytest.FixtureRequest, kind: str
+) -> None:
+    # evicts and returns the evicted key, but the record a caller reads never counts it
+    assert_fails(_grader(request, kind), TASKS[kind], _edited(kind, NEVER_COUNTED), kind)
+
+
+@pytest.mark.parametrize("kind", ["slots", "properties"])
+def test_an_honest_record_written_with_slots_or_properties_passes(
+    request: pytest.FixtureRequest, kind: str
+) -> None:  # against a reference whose record is a dataclass
+    state = _edited("dataclass", (DATACLASS, STATS_OF[kind]))
+    assert_full_reward(_grader(request, "dataclass"), TASKS["dataclass"], state)
+
+
+@pytest.mark.parametrize("kind", sorted(TASKS))
+def test_the_reference_passes_and_its_record_kept_another_way_passes(
+    request: pytest.FixtureRequest, kind: str
+) -> None:  # the controls: each reference, and each record written another way against it
+    grader = _grader(request, kind)
+    assert_full_reward(grader, TASKS[kind], TASKS[kind].hidden["reference"])
+    for other in sorted(STATS_OF):
+        assert_full_reward(grader, TASKS[kind], _edited(kind, (STATS_OF[kind], STATS_OF[other])))
+
+
+HOSTILE_CAPACITY = {
+    "raises": "        raise ValueError('no capacity')\n",
+    "never returns": "        while True:\n            pass\n",
+    "wide self-referential list": "        loop: list = []\n        loop.extend([loop] * 8)\n        return loop\n",
+    "200 MB string": "        return 'x' * 200_000_000\n",
+    "exits the process": "        import os\n        os._exit(0)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_CAPACITY))
+def test_a_hostile_observed_attribute_is_a_scored_failure(request: pytest.FixtureRequest, name: str) -> None:
+    accessor = (
+        "    @property\n    def capacity(self):\n"
+        + HOSTILE_CAPACITY[name]
+        + "\n    @capacity.setter\n    def capacity(self, value):\n        self._capacity = value\n\n"
+        "    def get(self, key: str) -> int | None:\n"
+    )
+    state = _edited("dataclass", ("    def get(self, key: str) -> int | None:\n", accessor))
+    state["kv/cache.py"] = state["kv/cache.py"].replace(
+        "len(self._data) > self.capacity", "len(self._data) > self._capacity"
+    )
+    verdict = _grader(request, "dataclass").grade_state(TASKS["dataclass"], state)
+    assert not verdict.passed and verdict.reward < 1.0, verdict.feedback
+    assert verdict.error is None and verdict.fault is None, (verdict.error, verdict.fault)

@@ -234,7 +234,7 @@ def plain(value, depth=0):
             return tuple(items)
         return sorted(items, key=repr)
     if isinstance(value, dict):
-        return {plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}
+        return {hashable(plain(k, depth + 1)): plain(v, depth + 1) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, typing.Any] = {"__type__": kind.__name__}
         for item in dataclasses.fields(value):
@@ -244,6 +244,17 @@ def plain(value, depth=0):
     if isinstance(value, bytes):
         return {"__bytes__": value.hex()}
     return {"__type__": kind.__name__}
+
+
+def hashable(key):
+    """A converted dict key that is a list or a dict (a dataclass key, `{Point(1, 2): 3}`) as a tuple:
+    lists item by item, dicts as their (key, value) items in a fixed order. Without this, any value
+    keyed by such an object failed to convert on both sides alike, whatever it held."""
+    if isinstance(key, list | tuple):
+        return tuple(hashable(item) for item in key)
+    if isinstance(key, dict):
+        return tuple(sorted(((hashable(k), hashable(v)) for k, v in key.items()), key=repr))
+    return key
 
 
 MISSING_ATTRIBUTE = "<no such attribute>"
@@ -357,15 +368,19 @@ def outcome(function, args=(), kwargs=None):
     del OPENED[:]
     try:
         value = function(*args, **kwargs)
-        if isinstance(value, Typed):
-            result = {"value": CONVERT[0](value.value), "type": type(value.value).__name__}
-        else:
-            result = {"value": CONVERT[0](value)}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         result = {"raises": type(exc).__name__}
         detail = exception_detail(exc)
         if detail:
             result["detail"] = detail
+    else:
+        try:  # a value that cannot be turned into data is not the call raising
+            if isinstance(value, Typed):
+                result = {"value": CONVERT[0](value.value), "type": type(value.value).__name__}
+            else:
+                result = {"value": CONVERT[0](value)}
+        except BaseException as exc:  # noqa: BLE001 - a hostile value
+            result = {"value": {"__unconvertible__": type(exc).__name__}}
     finally:
         sys.stdout = saved
     if OPENED:  # databases the call opened itself: the rows it left there are an effect too

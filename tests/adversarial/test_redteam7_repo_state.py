@@ -190,3 +190,78 @@ def test_a_hostile_observed_attribute_is_a_scored_failure(request: pytest.Fixtur
     verdict = _grader(request, "dataclass").grade_state(TASKS["dataclass"], state)
     assert not verdict.passed and verdict.reward < 1.0, verdict.feedback
     assert verdict.error is None and verdict.fault is None, (verdict.error, verdict.fault)
+
+
+# ---------------------------------------------------------------- values the driver could not convert
+GRID = '''"""Points on a grid."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Point:
+    x: int
+    y: int
+
+
+def tally(pairs: list[list[int]]) -> dict[Point, int]:
+    """How many times each point occurs in `pairs` ([x, y] each)."""
+    counts: dict[Point, int] = {}
+    for x, y in pairs:
+        point = Point(x, y)
+        counts[point] = counts.get(point, 0) + 1
+    return counts
+
+
+def by_row(pairs: list[list[int]]) -> dict[tuple[int, Point], str]:
+    """Each point keyed by (its row, itself), valued by its label "x,y"."""
+    return {(y, Point(x, y)): f"{x},{y}" for x, y in pairs}
+'''
+TALLY_BODY = """    counts: dict[Point, int] = {}
+    for x, y in pairs:
+        point = Point(x, y)
+        counts[point] = counts.get(point, 0) + 1
+    return counts
+"""
+ROW_BODY = '    return {(y, Point(x, y)): f"{x},{y}" for x, y in pairs}\n'
+GRID_TASK = one_module_task(
+    "grid-tally",
+    "Feature request: `grid.points.tally` and `grid.points.by_row` raise NotImplementedError. Implement them.",
+    "grid/points.py",
+    GRID.replace(TALLY_BODY, STUB).replace(ROW_BODY, STUB),
+    GRID,
+    [
+        {"kind": "call", "target": "grid.points:tally", "args": [[[1, 2], [1, 2], [3, 4]]]},
+        {"kind": "call", "target": "grid.points:by_row", "args": [[[1, 2], [3, 4]]]},
+    ],
+)
+grader_grid = module_grader(GRID_TASK, "grid")
+GRID_WRONG = {
+    # every count 7: the reference's value (keyed by a dataclass) failed to convert, so did this one
+    "wrong counts": [("counts.get(point, 0) + 1", "7")],
+    # raising: "the value did not convert" read as "the call raised TypeError", and TypeError is
+    # named nowhere the agent reads, so any exception matched it
+    "raises instead": [(TALLY_BODY, "    raise KeyError('no tally')\n")],
+    "wrong labels under a tuple key": [('f"{x},{y}"', 'f"{y},{x}"')],
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRID_WRONG))
+def test_a_wrong_value_keyed_by_a_dataclass_fails(grader_grid: RepoGrader, name: str) -> None:
+    assert_fails(
+        grader_grid, GRID_TASK, edited_reference(GRID_TASK, "grid/points.py", *GRID_WRONG[name]), name
+    )
+
+
+def test_the_reference_keyed_by_a_dataclass_passes(grader_grid: RepoGrader) -> None:  # the control
+    assert_full_reward(grader_grid, GRID_TASK, GRID_TASK.hidden["reference"])
+    # and the same counts built another way
+    other = edited_reference(
+        GRID_TASK,
+        "grid/points.py",
+        (
+            TALLY_BODY,
+            "    from collections import Counter\n\n    return dict(Counter(Point(x, y) for x, y in pairs))\n",
+        ),
+    )
+    assert_full_reward(grader_grid, GRID_TASK, other)

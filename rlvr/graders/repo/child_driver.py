@@ -243,7 +243,73 @@ def plain(value, depth=0):
         return out
     if isinstance(value, bytes):
         return {"__bytes__": value.hex()}
+    known = standard_value(value, depth)
+    if known is not None:
+        return known
     return {"__type__": kind.__name__}
+
+
+def _loaded(module, name):
+    """A class of a standard-library module, if that module is loaded (a value of a class no module
+    loaded cannot exist), else None: nothing is imported for the check."""
+    found = sys.modules.get(module)
+    kind = getattr(found, name, None) if found is not None else None
+    return kind if isinstance(kind, type) else None
+
+
+def _decimal_digits(value):
+    """A finite Decimal as its exact value written one way ("105e-1" for 10.50 and 10.5: `==` says
+    equal), without arithmetic, so an exponent of any size costs nothing."""
+    sign, digits, exponent = value.as_tuple()
+    kept = list(digits)
+    while len(kept) > 1 and kept[-1] == 0:
+        kept.pop()
+        exponent += 1
+    if kept == [0] or not kept:
+        return "0"
+    return ("-" if sign else "") + "".join(map(str, kept)) + "e" + str(exponent)
+
+
+def standard_value(value, depth):
+    """Plain data for the standard library's value types that `==` compares by value (a Decimal, a
+    date, a deque, ...), tagged with the type; None for any other value. Before, each showed as its
+    type name alone, so any Decimal equalled any other."""
+    tagged = {}
+    decimal_type = _loaded("decimal", "Decimal")
+    fraction_type = _loaded("fractions", "Fraction")
+    deque_type = _loaded("collections", "deque")
+    datetime_module = sys.modules.get("datetime")
+    if decimal_type is not None and isinstance(value, decimal_type):
+        tagged = {"Decimal": _decimal_digits(value) if value.is_finite() else str(value)}
+    elif fraction_type is not None and isinstance(value, fraction_type):
+        tagged = {"Fraction": [int(value.numerator), int(value.denominator)]}
+    elif isinstance(value, complex):
+        tagged = {"complex": [float(value.real), float(value.imag)]}
+    elif isinstance(value, bytearray | memoryview):
+        return {"__bytes__": bytes(value).hex()}  # equal to bytes of the same content, as `==` says
+    elif isinstance(value, range):
+        tagged = {"range": [value[0], value[-1], value.step if len(value) > 1 else 1] if value else []}
+    elif deque_type is not None and isinstance(value, deque_type):
+        tagged = {"deque": [plain(item, depth + 1) for item in list(value)[:10_000]]}
+    elif datetime_module is not None and isinstance(value, datetime_module.timedelta):
+        tagged = {"timedelta": [value.days, value.seconds, value.microseconds]}
+    elif datetime_module is not None and isinstance(value, datetime_module.datetime | datetime_module.time):
+        moment = value
+        if isinstance(value, datetime_module.datetime) and value.utcoffset() is not None:
+            moment = value.astimezone(datetime_module.timezone.utc)  # aware: equal at the same instant
+        tagged = {"datetime" if isinstance(value, datetime_module.datetime) else "time": moment.isoformat()}
+    elif datetime_module is not None and isinstance(value, datetime_module.date):
+        tagged = {"date": value.isoformat()}
+    else:
+        for module, name in (("uuid", "UUID"), ("pathlib", "PurePath"), ("ipaddress", "_BaseAddress")):
+            kind = _loaded(module, name)
+            if kind is not None and isinstance(value, kind):
+                tagged = {name.strip("_"): str(value)}
+                break
+    if not tagged:
+        return None
+    ((name, data),) = tagged.items()
+    return {"__type__": name, "value": data}
 
 
 def hashable(key):

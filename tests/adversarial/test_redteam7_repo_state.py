@@ -265,3 +265,111 @@ def test_the_reference_keyed_by_a_dataclass_passes(grader_grid: RepoGrader) -> N
         ),
     )
     assert_full_reward(grader_grid, GRID_TASK, other)
+
+
+# ---------------------------------------------------------------- standard-library values
+MONEY = '''"""Amounts, dates and queues of a small ledger."""
+
+import datetime
+from collections import deque
+from decimal import Decimal
+from fractions import Fraction
+
+
+def total(amounts: list[str]) -> Decimal:
+    """The sum of `amounts` ("10.50", ...) as a Decimal."""
+    return sum((Decimal(a) for a in amounts), Decimal("0"))
+
+
+def due(day: str, days: int) -> datetime.date:
+    """The date `days` days after `day` (ISO format)."""
+    return datetime.date.fromisoformat(day) + datetime.timedelta(days=days)
+
+
+def stamp(day: str, hour: int) -> datetime.datetime:
+    """`day` (ISO) at `hour` o'clock."""
+    return datetime.datetime.fromisoformat(day).replace(hour=hour)
+
+
+def gap(first: str, second: str) -> datetime.timedelta:
+    """The time from `first` to `second` (ISO dates)."""
+    return datetime.date.fromisoformat(second) - datetime.date.fromisoformat(first)
+
+
+def share(part: int, whole: int) -> Fraction:
+    """`part` of `whole`, exactly."""
+    return Fraction(part, whole)
+
+
+def recent(items: list[str], keep: int) -> deque:
+    """The last `keep` items."""
+    return deque(items, maxlen=keep)
+
+
+def raw(text: str) -> bytearray:
+    """The text's UTF-8 bytes, mutable."""
+    return bytearray(text.encode())
+
+
+def rotate(x: float, y: float) -> complex:
+    """The point (x, y) turned a quarter turn counter-clockwise, as a complex number."""
+    return complex(x, y) * 1j
+'''
+MONEY_CALLS = {
+    "total": [["10.50", "0.25"]],
+    "due": ["2024-01-30", 3],
+    "stamp": ["2024-01-30", 9],
+    "gap": ["2024-01-01", "2024-03-01"],
+    "share": [2, 6],
+    "recent": [["a", "b", "c"], 2],
+    "raw": ["hé"],
+    "rotate": [1.0, 2.0],
+}
+MONEY_TASK = one_module_task(
+    "ledger-values",
+    "Bug report: check `ledger.values`; its functions should do what their docstrings say.",
+    "ledger/values.py",
+    MONEY,
+    MONEY,
+    [{"kind": "call", "target": f"ledger.values:{name}", "args": args} for name, args in MONEY_CALLS.items()],
+)
+grader_money = module_grader(MONEY_TASK, "ledger")
+MONEY_WRONG = {
+    "total": ('Decimal("0"))', 'Decimal("1"))'),
+    "due": ("timedelta(days=days)", "timedelta(days=days + 1)"),
+    "stamp": ("replace(hour=hour)", "replace(hour=hour, minute=1)"),
+    "gap": (
+        "fromisoformat(second) - datetime.date.fromisoformat(first)",
+        "fromisoformat(second) - datetime.date.fromisoformat(second)",
+    ),
+    "share": ("Fraction(part, whole)", "Fraction(part + 1, whole)"),
+    "recent": ("deque(items, maxlen=keep)", "deque(items[:keep], maxlen=keep)"),
+    "raw": ("text.encode()", 'text.encode("latin-1")'),
+    "rotate": ("complex(x, y) * 1j", "complex(x, y) * -1j"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MONEY_WRONG))
+def test_a_wrong_standard_library_value_fails(grader_money: RepoGrader, name: str) -> None:
+    # before: every value of these types showed as its type name alone, so any such value passed
+    assert_fails(
+        grader_money, MONEY_TASK, edited_reference(MONEY_TASK, "ledger/values.py", MONEY_WRONG[name]), name
+    )
+
+
+def test_standard_library_values_equal_as_their_types_compare_pass(grader_money: RepoGrader) -> None:
+    assert_full_reward(grader_money, MONEY_TASK, MONEY_TASK.hidden["reference"])  # the control
+    other = edited_reference(
+        MONEY_TASK,
+        "ledger/values.py",
+        # equal by `==`, written otherwise: a Decimal with more places, a deque filled after
+        (
+            'return sum((Decimal(a) for a in amounts), Decimal("0"))',
+            'return sum((Decimal(a) for a in amounts), Decimal("0.000"))',
+        ),
+        (
+            "return deque(items, maxlen=keep)",
+            "kept: deque = deque(maxlen=keep)\n    kept.extend(items)\n    return kept",
+        ),
+    )
+    assert_full_reward(grader_money, MONEY_TASK, other)

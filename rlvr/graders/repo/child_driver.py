@@ -212,7 +212,8 @@ def plain(value, depth=0):
     """Plain data for a repository value, as `==` sees it (the repository's own tests compare with `==`):
     named tuples and other tuple/list/dict subclasses as their base container, enums that are ints or
     strings by value (an `IntEnum` equals its int), other enums by name, dataclasses as {"__type__",
-    fields `==` compares}, other objects as their type name only."""
+    fields `==` compares}, the standard library's value types by value, other objects as their
+    public fields (`object_value`)."""
     if depth > MAX_PLAIN_DEPTH:
         return "<too deep>"
     kind = type(value)
@@ -246,7 +247,46 @@ def plain(value, depth=0):
     known = standard_value(value, depth)
     if known is not None:
         return known
-    return {"__type__": kind.__name__}
+    return object_value(value, depth)
+
+
+OBJECT_PATH = []  # ids of the objects being converted, outermost first: an object inside itself is a cycle
+OBJECT_FIELDS = [0]  # fields converted so far for the current top-level value
+MAX_OBJECT_FIELDS = 2_000
+
+
+def object_value(value, depth):
+    """An ordinary object of the repository (a record a function returns, `Entry(level, text)`) as
+    {"__type__", its public non-callable fields}: a caller reads them (`entry.text`), so a wrong field
+    differs. A class as its qualified name; modules, functions and objects with no public data as
+    their type name. A reference back to an object being converted is "<cycle>"; past
+    MAX_OBJECT_FIELDS fields in one value the rest are "<too big>"."""
+    kind = type(value)
+    out = {"__type__": kind.__name__}
+    if isinstance(value, type):
+        return {**out, "name": str(type.__dict__["__qualname__"].__get__(value))}
+    if isinstance(
+        value, types.ModuleType | types.FunctionType | types.MethodType | types.BuiltinFunctionType
+    ):
+        return out
+    if id(value) in OBJECT_PATH:
+        return "<cycle>"
+    if depth == 0:
+        OBJECT_FIELDS[0] = 0
+    OBJECT_PATH.append(id(value))
+    try:
+        for name, item in public_fields(value)[:24]:
+            if OBJECT_FIELDS[0] >= MAX_OBJECT_FIELDS:
+                out[name] = "<too big>"
+                continue
+            OBJECT_FIELDS[0] += 1
+            if isinstance(item, Unreadable):
+                out[name] = {"raises": item.name}
+            elif not callable(item):
+                out[name] = plain(item, depth + 1)
+    finally:
+        OBJECT_PATH.pop()
+    return out
 
 
 def _loaded(module, name):
@@ -360,11 +400,13 @@ def public_fields(value):
         pass
     try:
         for cls in type(value).__mro__:
-            for name, member in type.__dict__["__dict__"].__get__(cls).items():
-                if type(name) is str and (
-                    type(member) is types.MemberDescriptorType
-                    or (type(member) is property and member.fset is not None)
-                ):
+            members = type.__dict__["__dict__"].__get__(cls)
+            slots = members.get("__slots__", ())
+            for name in [slots] if type(slots) is str else list(slots)[:64]:
+                if type(name) is str and type(members.get(name)) is types.MemberDescriptorType:
+                    names.add(name)
+            for name, member in members.items():
+                if type(name) is str and type(member) is property and member.fset is not None:
                     names.add(name)
     except BaseException:  # noqa: BLE001 - a hostile class
         pass

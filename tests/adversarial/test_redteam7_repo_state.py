@@ -373,3 +373,94 @@ def test_standard_library_values_equal_as_their_types_compare_pass(grader_money:
         ),
     )
     assert_full_reward(grader_money, MONEY_TASK, other)
+
+
+# ---------------------------------------------------------------- records a function returns
+LOGS = '''"""Log lines."""
+
+
+class Entry:
+    def __init__(self, level: str, text: str) -> None:
+        self.level = level
+        self.text = text
+        self.tags: list[str] = []
+
+
+class Node:
+    def __init__(self, name: str, parent: "Node | None" = None) -> None:
+        self.name = name
+        self.parent = parent
+        self.children: list[Node] = []
+        if parent is not None:
+            parent.children.append(self)
+
+
+def parse(line: str) -> Entry:
+    """`LEVEL: text #tag ...` as an Entry (level upper-cased, text stripped, tags without `#`)."""
+    level, _, rest = line.partition(":")
+    words = rest.split()
+    entry = Entry(level.strip().upper(), " ".join(w for w in words if not w.startswith("#")))
+    entry.tags = [w[1:] for w in words if w.startswith("#")]
+    return entry
+
+
+def tree(paths: list[str]) -> Node:
+    """The tree of `a/b/c` paths under a root named "/" (children in first-seen order)."""
+    root = Node("/")
+    for path in paths:
+        at = root
+        for part in path.split("/"):
+            found = next((c for c in at.children if c.name == part), None)
+            at = found if found is not None else Node(part, at)
+    return root
+
+
+def kind_of(name: str) -> type:
+    """The class a record kind names: "entry" -> Entry, "node" -> Node."""
+    return {"entry": Entry, "node": Node}[name]
+'''
+LOGS_TASK = one_module_task(
+    "logs-records",
+    "Bug report: check `logs.records`; its functions should do what their docstrings say.",
+    "logs/records.py",
+    LOGS,
+    LOGS,
+    [
+        {"kind": "call", "target": "logs.records:parse", "args": ["warn: disk low #disk #ops"]},
+        {"kind": "call", "target": "logs.records:tree", "args": [["a/b", "a/c", "d"]]},
+        {"kind": "call", "target": "logs.records:kind_of", "args": ["node"]},
+    ],
+)
+grader_logs = module_grader(LOGS_TASK, "logs")
+LOGS_WRONG = {
+    "text dropped": ('" ".join(w for w in words if not w.startswith("#"))', '""'),
+    "tags kept with #": (
+        '[w[1:] for w in words if w.startswith("#")]',
+        '[w for w in words if w.startswith("#")]',
+    ),
+    "duplicate children": ("found if found is not None else Node(part, at)", "Node(part, at)"),
+    "the wrong class": ('{"entry": Entry, "node": Node}', '{"entry": Entry, "node": Entry}'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOGS_WRONG))
+def test_a_returned_record_with_a_wrong_field_fails(grader_logs: RepoGrader, name: str) -> None:
+    # before: an ordinary object showed as its type name alone, so any Entry equalled any other
+    assert_fails(
+        grader_logs, LOGS_TASK, edited_reference(LOGS_TASK, "logs/records.py", LOGS_WRONG[name]), name
+    )
+
+
+def test_a_returned_record_built_another_way_passes(grader_logs: RepoGrader) -> None:  # the control
+    assert_full_reward(grader_logs, LOGS_TASK, LOGS_TASK.hidden["reference"])  # a tree with parent links
+    other = edited_reference(
+        LOGS_TASK,
+        "logs/records.py",
+        (
+            "            found = next((c for c in at.children if c.name == part), None)\n"
+            "            at = found if found is not None else Node(part, at)\n",
+            "            names = [c.name for c in at.children]\n"
+            "            at = at.children[names.index(part)] if part in names else Node(part, at)\n",
+        ),
+    )
+    assert_full_reward(grader_logs, LOGS_TASK, other)

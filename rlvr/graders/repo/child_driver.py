@@ -262,7 +262,7 @@ def object_value(value, depth):
     their type name. A reference back to an object being converted is "<cycle>"; past
     MAX_OBJECT_FIELDS fields in one value the rest are "<too big>"."""
     kind = type(value)
-    out = {"__type__": kind.__name__}
+    out: dict[str, typing.Any] = {"__type__": kind.__name__}
     if isinstance(value, type):
         return {**out, "name": str(type.__dict__["__qualname__"].__get__(value))}
     if isinstance(

@@ -484,7 +484,7 @@ def outcome(function, args=(), kwargs=None):
     else:
         try:  # a value that cannot be turned into data is not the call raising
             if isinstance(value, Typed):
-                result = {"value": CONVERT[0](value.value), "type": type(value.value).__name__}
+                result = {"value": CONVERT[0](value.value), "type": exact_type_name(value.value)}
             else:
                 result = {"value": CONVERT[0](value)}
         except BaseException as exc:  # noqa: BLE001 - a hostile value
@@ -502,6 +502,23 @@ def outcome(function, args=(), kwargs=None):
         if after != before:
             result["mutated"] = after
     return result
+
+
+def exact_type_name(value):
+    """The name of a value's class where that class is the one its module holds under that name
+    (`geo.Point`); a class made elsewhere under the same name (`type("Point", (tuple,), {})`) is not
+    the type a caller imports, and its name says so."""
+    kind = type(value)
+    name = str(type.__dict__["__name__"].__get__(kind))
+    try:
+        found = sys.modules.get(str(kind.__module__))
+        for part in str(type.__dict__["__qualname__"].__get__(kind)).split("."):
+            found = getattr(found, part)
+        if found is kind:
+            return name
+    except BaseException:  # noqa: BLE001 - a local class, or a hostile module
+        pass
+    return name + " (not the class its module holds by that name)"
 
 
 def exception_detail(exc):

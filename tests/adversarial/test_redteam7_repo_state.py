@@ -464,3 +464,49 @@ def test_a_returned_record_built_another_way_passes(grader_logs: RepoGrader) -> 
         ),
     )
     assert_full_reward(grader_logs, LOGS_TASK, other)
+
+
+# ---------------------------------------------------------------- a class spoofing the declared type's name
+GEO = '''"""Points."""
+
+from typing import NamedTuple
+
+
+class Point(NamedTuple):
+    x: int
+    y: int
+
+
+def origin() -> Point:
+    """The origin, as a Point."""
+    return Point(0, 0)
+'''
+GEO_TASK = one_module_task(
+    "geo-origin",
+    "Feature request: `geo.points.origin` raises NotImplementedError; it returns the origin as a `Point`.",
+    "geo/points.py",
+    GEO.replace("    return Point(0, 0)\n", STUB),
+    GEO,
+    [{"kind": "call", "target": "geo.points:origin", "args": []}],
+)
+grader_geo = module_grader(GEO_TASK, "geo")
+GEO_WRONG = {
+    "a tuple": "    return (0, 0)\n",
+    # a tuple class of the same name made on the spot: `origin().x` raises AttributeError
+    "a class named Point": '    return type("Point", (tuple,), {})((0, 0))\n',
+    "a local class named Point": "    class Point(tuple):\n        pass\n\n    return Point((0, 0))\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GEO_WRONG))
+def test_a_value_of_another_class_under_the_declared_name_fails(grader_geo: RepoGrader, name: str) -> None:
+    state = edited_reference(GEO_TASK, "geo/points.py", ("    return Point(0, 0)\n", GEO_WRONG[name]))
+    assert_fails(grader_geo, GEO_TASK, state, name)
+
+
+def test_the_declared_class_passes_however_it_is_built(grader_geo: RepoGrader) -> None:  # the control
+    assert_full_reward(grader_geo, GEO_TASK, GEO_TASK.hidden["reference"])
+    state = edited_reference(
+        GEO_TASK, "geo/points.py", ("    return Point(0, 0)\n", "    return Point._make([0, 0])\n")
+    )
+    assert_full_reward(grader_geo, GEO_TASK, state)

@@ -214,6 +214,12 @@ def plain(value, depth=0):
     strings by value (an `IntEnum` equals its int), other enums by name, dataclasses as {"__type__",
     fields `==` compares}, the standard library's value types by value, other objects as their
     public fields (`object_value`)."""
+    if depth == 0:
+        OBJECT_ITEMS[0] = 0
+    elif OBJECT_PATH:  # inside an object's fields: everything converted counts against one budget
+        OBJECT_ITEMS[0] += 1
+        if OBJECT_ITEMS[0] > MAX_OBJECT_ITEMS:
+            return "<too big>"
     if depth > MAX_PLAIN_DEPTH:
         return "<too deep>"
     kind = type(value)
@@ -251,8 +257,8 @@ def plain(value, depth=0):
 
 
 OBJECT_PATH = []  # ids of the objects being converted, outermost first: an object inside itself is a cycle
-OBJECT_FIELDS = [0]  # fields converted so far for the current top-level value
-MAX_OBJECT_FIELDS = 2_000
+OBJECT_ITEMS = [0]  # values converted inside objects' fields so far, for the current top-level value
+MAX_OBJECT_ITEMS = 100_000  # a record holding a registry, a logger, a whole graph stays cheap
 
 
 def object_value(value, depth):
@@ -260,7 +266,7 @@ def object_value(value, depth):
     {"__type__", its public non-callable fields}: a caller reads them (`entry.text`), so a wrong field
     differs. A class as its qualified name; modules, functions and objects with no public data as
     their type name. A reference back to an object being converted is "<cycle>"; past
-    MAX_OBJECT_FIELDS fields in one value the rest are "<too big>"."""
+    MAX_OBJECT_ITEMS values inside fields, in one value, the rest are "<too big>"."""
     kind = type(value)
     out: dict[str, typing.Any] = {"__type__": kind.__name__}
     if isinstance(value, type):
@@ -271,15 +277,9 @@ def object_value(value, depth):
         return out
     if id(value) in OBJECT_PATH:
         return "<cycle>"
-    if depth == 0:
-        OBJECT_FIELDS[0] = 0
     OBJECT_PATH.append(id(value))
     try:
         for name, item in public_fields(value)[:24]:
-            if OBJECT_FIELDS[0] >= MAX_OBJECT_FIELDS:
-                out[name] = "<too big>"
-                continue
-            OBJECT_FIELDS[0] += 1
             if isinstance(item, Unreadable):
                 out[name] = {"raises": item.name}
             elif not callable(item):

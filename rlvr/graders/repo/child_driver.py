@@ -212,7 +212,14 @@ def plain(value, depth=0):
     """Plain data for a repository value, as `==` sees it (the repository's own tests compare with `==`):
     named tuples and other tuple/list/dict subclasses as their base container, enums that are ints or
     strings by value (an `IntEnum` equals its int), other enums by name, dataclasses as {"__type__",
-    fields `==` compares}, other objects as their type name only."""
+    fields `==` compares}, the standard library's value types by value, other objects as their
+    public fields (`object_value`)."""
+    if depth == 0:
+        OBJECT_ITEMS[0] = 0
+    elif OBJECT_PATH:  # inside an object's fields: everything converted counts against one budget
+        OBJECT_ITEMS[0] += 1
+        if OBJECT_ITEMS[0] > MAX_OBJECT_ITEMS:
+            return "<too big>"
     if depth > MAX_PLAIN_DEPTH:
         return "<too deep>"
     kind = type(value)
@@ -234,7 +241,7 @@ def plain(value, depth=0):
             return tuple(items)
         return sorted(items, key=repr)
     if isinstance(value, dict):
-        return {plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}
+        return {hashable(plain(k, depth + 1)): plain(v, depth + 1) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, typing.Any] = {"__type__": kind.__name__}
         for item in dataclasses.fields(value):
@@ -243,7 +250,117 @@ def plain(value, depth=0):
         return out
     if isinstance(value, bytes):
         return {"__bytes__": value.hex()}
-    return {"__type__": kind.__name__}
+    known = standard_value(value, depth)
+    if known is not None:
+        return known
+    return object_value(value, depth)
+
+
+OBJECT_PATH = []  # ids of the objects being converted, outermost first: an object inside itself is a cycle
+OBJECT_ITEMS = [0]  # values converted inside objects' fields so far, for the current top-level value
+MAX_OBJECT_ITEMS = 100_000  # a record holding a registry, a logger, a whole graph stays cheap
+
+
+def object_value(value, depth):
+    """An ordinary object of the repository (a record a function returns, `Entry(level, text)`) as
+    {"__type__", its public non-callable fields}: a caller reads them (`entry.text`), so a wrong field
+    differs. A class as its qualified name; modules, functions and objects with no public data as
+    their type name. A reference back to an object being converted is "<cycle>"; past
+    MAX_OBJECT_ITEMS values inside fields, in one value, the rest are "<too big>"."""
+    kind = type(value)
+    out: dict[str, typing.Any] = {"__type__": kind.__name__}
+    if isinstance(value, type):
+        return {**out, "name": str(type.__dict__["__qualname__"].__get__(value))}
+    if isinstance(
+        value, types.ModuleType | types.FunctionType | types.MethodType | types.BuiltinFunctionType
+    ):
+        return out
+    if id(value) in OBJECT_PATH:
+        return "<cycle>"
+    OBJECT_PATH.append(id(value))
+    try:
+        for name, item in public_fields(value)[:24]:
+            if isinstance(item, Unreadable):
+                out[name] = {"raises": item.name}
+            elif not callable(item):
+                out[name] = plain(item, depth + 1)
+    finally:
+        OBJECT_PATH.pop()
+    return out
+
+
+def _loaded(module, name):
+    """A class of a standard-library module, if that module is loaded (a value of a class no module
+    loaded cannot exist), else None: nothing is imported for the check."""
+    found = sys.modules.get(module)
+    kind = getattr(found, name, None) if found is not None else None
+    return kind if isinstance(kind, type) else None
+
+
+def _decimal_digits(value):
+    """A finite Decimal as its exact value written one way ("105e-1" for 10.50 and 10.5: `==` says
+    equal), without arithmetic, so an exponent of any size costs nothing."""
+    sign, digits, exponent = value.as_tuple()
+    kept = list(digits)
+    while len(kept) > 1 and kept[-1] == 0:
+        kept.pop()
+        exponent += 1
+    if kept == [0] or not kept:
+        return "0"
+    return ("-" if sign else "") + "".join(map(str, kept)) + "e" + str(exponent)
+
+
+def standard_value(value, depth):
+    """Plain data for the standard library's value types that `==` compares by value (a Decimal, a
+    date, a deque, ...), tagged with the type; None for any other value. Before, each showed as its
+    type name alone, so any Decimal equalled any other."""
+    tagged = {}
+    decimal_type = _loaded("decimal", "Decimal")
+    fraction_type = _loaded("fractions", "Fraction")
+    deque_type = _loaded("collections", "deque")
+    datetime_module = sys.modules.get("datetime")
+    if decimal_type is not None and isinstance(value, decimal_type):
+        tagged = {"Decimal": _decimal_digits(value) if value.is_finite() else str(value)}
+    elif fraction_type is not None and isinstance(value, fraction_type):
+        tagged = {"Fraction": [int(value.numerator), int(value.denominator)]}
+    elif isinstance(value, complex):
+        tagged = {"complex": [float(value.real), float(value.imag)]}
+    elif isinstance(value, bytearray | memoryview):
+        return {"__bytes__": bytes(value).hex()}  # equal to bytes of the same content, as `==` says
+    elif isinstance(value, range):
+        tagged = {"range": [value[0], value[-1], value.step if len(value) > 1 else 1] if value else []}
+    elif deque_type is not None and isinstance(value, deque_type):
+        tagged = {"deque": [plain(item, depth + 1) for item in list(value)[:10_000]]}
+    elif datetime_module is not None and isinstance(value, datetime_module.timedelta):
+        tagged = {"timedelta": [value.days, value.seconds, value.microseconds]}
+    elif datetime_module is not None and isinstance(value, datetime_module.datetime | datetime_module.time):
+        moment = value
+        if isinstance(value, datetime_module.datetime) and value.utcoffset() is not None:
+            moment = value.astimezone(datetime_module.timezone.utc)  # aware: equal at the same instant
+        tagged = {"datetime" if isinstance(value, datetime_module.datetime) else "time": moment.isoformat()}
+    elif datetime_module is not None and isinstance(value, datetime_module.date):
+        tagged = {"date": value.isoformat()}
+    else:
+        for module, name in (("uuid", "UUID"), ("pathlib", "PurePath"), ("ipaddress", "_BaseAddress")):
+            kind = _loaded(module, name)
+            if kind is not None and isinstance(value, kind):
+                tagged = {name.strip("_"): str(value)}
+                break
+    if not tagged:
+        return None
+    ((name, data),) = tagged.items()
+    return {"__type__": name, "value": data}
+
+
+def hashable(key):
+    """A converted dict key that is a list or a dict (a dataclass key, `{Point(1, 2): 3}`) as a tuple:
+    lists item by item, dicts as their (key, value) items in a fixed order. Without this, any value
+    keyed by such an object failed to convert on both sides alike, whatever it held."""
+    if isinstance(key, list | tuple):
+        return tuple(hashable(item) for item in key)
+    if isinstance(key, dict):
+        return tuple(sorted(((hashable(k), hashable(v)) for k, v in key.items()), key=repr))
+    return key
 
 
 MISSING_ATTRIBUTE = "<no such attribute>"
@@ -256,15 +373,52 @@ def public_state(value, depth=0):
     converted: typing.Any = plain(value)
     if depth >= MAX_STATE_DEPTH or converted != {"__type__": type(value).__name__}:
         return converted
-    try:
-        fields = sorted((str(k), v) for k, v in vars(value).items() if isinstance(k, str))
-    except BaseException:  # noqa: BLE001 - no `__dict__`, or a hostile one
-        return converted
     out: dict[str, typing.Any] = dict(converted)
-    for name, item in fields[:24]:
-        if not name.startswith("_") and not callable(item):
+    for name, item in public_fields(value)[:24]:
+        if isinstance(item, Unreadable):
+            out[name] = {"raises": item.name}
+        elif not callable(item):
             out[name] = public_state(item, depth + 1)
     return out
+
+
+class Unreadable:
+    """A public field whose read raised (a property that raises): shown as {"raises": name}."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def public_fields(value):
+    """[(name, value)] of an object's public data, by name: its `__dict__` entries, the members its
+    classes declare in `__slots__` and properties with a setter (an attribute kept behind accessors),
+    wherever a record keeps what a caller reads (`stats.evictions`). A field not set is left out."""
+    names = set()
+    try:
+        names.update(k for k in vars(value) if isinstance(k, str) and type(k) is str)
+    except BaseException:  # noqa: BLE001 - no `__dict__`, or a hostile one
+        pass
+    try:
+        for cls in type(value).__mro__:
+            members = type.__dict__["__dict__"].__get__(cls)
+            slots = members.get("__slots__", ())
+            for name in [slots] if type(slots) is str else list(slots)[:64]:
+                if type(name) is str and type(members.get(name)) is types.MemberDescriptorType:
+                    names.add(name)
+            for name, member in members.items():
+                if type(name) is str and type(member) is property and member.fset is not None:
+                    names.add(name)
+    except BaseException:  # noqa: BLE001 - a hostile class
+        pass
+    fields = []
+    for name in sorted(n for n in names if not n.startswith("_")):
+        try:
+            fields.append((name, getattr(value, name)))
+        except AttributeError:  # a slot never set
+            continue
+        except BaseException as exc:  # noqa: BLE001 - a property that raises
+            fields.append((name, Unreadable(type(exc).__name__)))
+    return fields
 
 
 def observed_state(instance, names):
@@ -322,15 +476,19 @@ def outcome(function, args=(), kwargs=None):
     del OPENED[:]
     try:
         value = function(*args, **kwargs)
-        if isinstance(value, Typed):
-            result = {"value": CONVERT[0](value.value), "type": type(value.value).__name__}
-        else:
-            result = {"value": CONVERT[0](value)}
     except BaseException as exc:  # noqa: BLE001 - repository code may raise anything
         result = {"raises": type(exc).__name__}
         detail = exception_detail(exc)
         if detail:
             result["detail"] = detail
+    else:
+        try:  # a value that cannot be turned into data is not the call raising
+            if isinstance(value, Typed):
+                result = {"value": CONVERT[0](value.value), "type": exact_type_name(value.value)}
+            else:
+                result = {"value": CONVERT[0](value)}
+        except BaseException as exc:  # noqa: BLE001 - a hostile value
+            result = {"value": {"__unconvertible__": type(exc).__name__}}
     finally:
         sys.stdout = saved
     if OPENED:  # databases the call opened itself: the rows it left there are an effect too
@@ -344,6 +502,23 @@ def outcome(function, args=(), kwargs=None):
         if after != before:
             result["mutated"] = after
     return result
+
+
+def exact_type_name(value):
+    """The name of a value's class where that class is the one its module holds under that name
+    (`geo.Point`); a class made elsewhere under the same name (`type("Point", (tuple,), {})`) is not
+    the type a caller imports, and its name says so."""
+    kind = type(value)
+    name = str(type.__dict__["__name__"].__get__(kind))
+    try:
+        found = sys.modules.get(str(kind.__module__))
+        for part in str(type.__dict__["__qualname__"].__get__(kind)).split("."):
+            found = getattr(found, part)
+        if found is kind:
+            return name
+    except BaseException:  # noqa: BLE001 - a local class, or a hostile module
+        pass
+    return name + " (not the class its module holds by that name)"
 
 
 def exception_detail(exc):

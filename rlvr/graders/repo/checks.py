@@ -81,6 +81,7 @@ from typing import Any, TypeVar
 from rlvr.graders.repo.callable_variants import callable_checks
 from rlvr.graders.repo.data_variants import (
     crossed_calls,
+    inner_order_variants,
     mapping_order_variants,
     overlapping_keys,
     record_variants,
@@ -98,6 +99,7 @@ from rlvr.graders.repo.domain_variants import (
     swapped_arguments,
     unknown_reference_variants,
 )
+from rlvr.graders.repo.rounding_variants import rounding_checks
 from rlvr.graders.repo.runner import same_value
 from rlvr.graders.repo.sequences import sequence_checks, sequence_kept
 from rlvr.graders.repo.source_modules import is_test_path, module_of, package_modules
@@ -443,11 +445,19 @@ def _value_variants(
             *record_variants(value, {}),
         ]
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
-        return unknown_reference_variants(value) + _script_variants(value)
+        return inner_order_variants(value) + unknown_reference_variants(value) + _script_variants(value)
     if isinstance(value, list):
-        return unknown_reference_variants(value) + record_variants(value, vocabulary)
+        return (
+            inner_order_variants(value)
+            + unknown_reference_variants(value)
+            + record_variants(value, vocabulary)
+        )
     if isinstance(value, dict):
-        return mapping_order_variants(value, ties) + unknown_reference_variants(value)
+        return (
+            mapping_order_variants(value, ties)
+            + inner_order_variants(value)
+            + unknown_reference_variants(value)
+        )
     return []
 
 
@@ -605,6 +615,8 @@ def derived_checks(
     ordered += callable_checks(scenarios, base)
     # the objects' methods and the scripts' commands in generated orders (keys deleted, entities interleaved)
     ordered += sequence_checks(scenarios, base, reference)
+    # floats with a digit more than a stated rounding keeps ("rounded to 2 places")
+    ordered += rounding_checks(scenarios, base, reference)
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")

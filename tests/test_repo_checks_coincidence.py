@@ -315,3 +315,25 @@ def test_validate_warns_of_an_exception_the_reference_adds_and_nothing_names() -
         for k, v in reference.items()
     }
     assert unstated_raises(stated, stated_ref, "Implement price.") == {}
+
+
+def test_validate_prints_the_unstated_exception_warning() -> None:
+    from rlvr.graders.repo.prove import _invisible_text
+    from tests.repo_fixtures import one_task_grader
+
+    reference = '"""Prices."""\n\n\ndef price(rate: int) -> int:\n    """Twice the rate."""\n    if rate < 0:\n        raise ValueError("negative")\n    return 2 * rate\n'
+    base = reference.replace(
+        '    if rate < 0:\n        raise ValueError("negative")\n    return 2 * rate\n',
+        "    raise NotImplementedError\n",
+    )
+    scenarios = [
+        {"kind": "call", "target": "shop.prices:price", "args": [2]},
+        {"kind": "call", "target": "shop.prices:price", "args": [-1]},
+    ]
+    task = one_module_task(
+        "shop-unstated", "Implement `shop.prices.price`.", "shop/prices.py", base, reference, scenarios
+    )
+    with one_task_grader(task, "shop") as built:
+        warnings = _invisible_text(built, task)
+    from rlvr.graders.repo.stated_raises import unstated_raises
+    assert any("expects ValueError" in w and "shop.prices:price" in w for w in warnings), warnings

@@ -107,7 +107,7 @@ def _invisible_text(grader: RepoGrader, task: Task) -> list[str]:
         task.prompt,
         task.hidden["base"],
         task.hidden["reference"],
-        [(i + 1, checks.scenarios[i], checks.expected[i]) for i in sorted(checks.discriminating)],
+        [(i + 1, scenario, checks.expected[i]) for i, scenario in enumerate(checks.scenarios)],
     )
     return found[: MAX_WARNINGS_PER_TASK * 2]
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from rlvr.mining.capture import agrees, capture
+from rlvr.mining.environment import run_suite
 from rlvr.mining.kinds import describe_difference, remove_body
 from rlvr.mining.miner import MineOptions, Miner, MiningError
-from rlvr.mining.source import read_project
+from rlvr.mining.source import declared_test_requirements, read_project
 from rlvr.sandbox import make_sandbox
 from rlvr.task_packs.directory import validate_directory
 
@@ -231,11 +232,24 @@ def test_an_sdist_cannot_write_outside_its_directory(tmp_path: Path) -> None:
     assert not (tmp_path / "escaped.py").exists()
 
 
+UNRELATED_TEST = {
+    "tests/test_unrelated.py": """
+        def test_calls_nothing_in_the_package():
+            assert sorted([2, 1]) == [1, 2]
+        """,
+}
+
+
 def test_capture_keeps_stable_calls_and_drops_order_dependent_ones(tmp_path: Path, sandbox) -> None:
-    project = read_project(write_project(tmp_path / "p"), tmp_path / "work")
+    project = read_project(write_project(tmp_path / "p", UNRELATED_TEST), tmp_path / "work")
     report = capture(
         sandbox, project.files, project.files, "minipkg", project.tests, None, 300.0, deselect=[]
     )
+    # the whole suite is traced once; the order check re-runs only the tests that made sampled calls
+    unrelated = "tests/test_unrelated.py::test_calls_nothing_in_the_package"
+    first, second = (set(run.outcomes) for run in report.runs)
+    assert unrelated in first and unrelated not in second
+    assert second and second < first
     targets = {c.scenario["target"] for c in report.scenarios}
     assert {"minipkg.numbers:clamp", "minipkg.numbers:mean", "minipkg.sequences:dedupe"} <= targets
     assert "minipkg.numbers:ticket" not in targets  # its result depends on which test ran first
@@ -530,3 +544,39 @@ def test_an_adapter_symptom_is_written_as_python() -> None:
     )
     assert decode({"$dict": [[{"$tuple": [1, 2]}, {"$set": [3]}]]}) == {(1, 2): {3}}
     assert decode({"plain": {"$bytes": "6869"}}) == {"plain": b"hi"}
+
+
+def test_a_test_file_that_does_not_import_is_reported_and_the_rest_runs(tmp_path: Path) -> None:
+    broken = {
+        "tests/test_needs_more.py": "import a_test_dependency_nobody_installed\n\ndef test_x():\n    pass\n"
+    }
+    project = read_project(write_project(tmp_path / "p", broken), tmp_path / "work")
+    targets = [t for t in project.tests if not t.endswith("conftest.py")]
+    run = run_suite(project.files, targets, None, 300.0)
+    assert run.outcomes["tests/test_needs_more.py"] == "error"
+    assert run.failing == ["tests/test_needs_more.py"]
+    assert "tests/test_numbers.py::test_mean" in run.passing
+    # mining from the passing subset leaves the file out (deselecting would come after collection)
+    again = run_suite(project.files, targets, None, 300.0, deselect=run.failing)
+    assert not again.failing and len(again.passing) == len(run.passing)
+
+
+def test_test_requirements_come_from_the_test_extra_group_and_files(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        textwrap.dedent(
+            """
+            [project]
+            name = "demo"
+            dependencies = ["attrs"]
+            optional-dependencies.tests = ["freezegun", "pytest>=9", "pytest-cov", "attrs"]
+            optional-dependencies.docs = ["sphinx"]
+            [dependency-groups]
+            base = ["hypothesis>=6"]
+            test = [{include-group = "base"}, "pytest-benchmark; python_version >= '3'"]
+            """
+        )
+    )
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "tests.txt").write_text("-r base.txt\nsortedcontainers  # tests\n")
+    wanted = declared_test_requirements(tmp_path, ["attrs"])
+    assert sorted(wanted) == ["freezegun", "hypothesis>=6", "pytest-benchmark", "sortedcontainers"]

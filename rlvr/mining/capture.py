@@ -1,7 +1,9 @@
 """Hidden scenarios captured from a project's own tests.
 
-The suite runs twice with the tracer (`plugin/rlvr_mining_plugin.py`), the second time with its test
-files in reverse order. A recorded call becomes a scenario only if both runs saw it and every time it
+The suite runs once with the tracer (`plugin/rlvr_mining_plugin.py`); the recordings worth keeping are
+sampled from it, and only the tests that made them run again, traced, with their files in reverse order
+and the rest of the suite absent (a traced run of a large suite costs minutes; the sample's tests are a
+fraction of it). A recorded call becomes a scenario only if both runs saw it and every time it
 had the same outcome (flaky or order-dependent recordings are dropped), and if replaying it in the
 grading sandbox on the reference repository gives that outcome again (so it needs nothing the sandbox
 lacks: files, the network, a dependency it cannot import).
@@ -14,7 +16,6 @@ import random
 import tempfile
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,62 +154,99 @@ def replay(
     return outcomes
 
 
+def _sample(
+    first: dict[str, tuple[dict[str, Any], set[str], set[str]]],
+    dropped: Counter[str],
+    rng: random.Random,
+) -> list[tuple[str, dict[str, Any], set[str]]]:
+    """(key, scenario, tests) of the recordings worth re-recording: one outcome in the first run, at
+    most a fair share per target (a package with few public functions gets more for each), shortest
+    first, at most MAX_SCENARIOS."""
+    stable = []
+    for key, (scenario, outcomes, tests) in first.items():
+        if len(outcomes) != 1:
+            dropped["different outcomes between recordings"] += 1
+            continue
+        stable.append((key, scenario, tests))
+    rng.shuffle(stable)
+    targets = {target_of(scenario) for _, scenario, _ in stable}
+    cap = max(MIN_PER_TARGET, min(MAX_PER_TARGET, SCENARIO_SHARE // max(1, len(targets))))
+    per_target: Counter[str] = Counter()
+    chosen = []
+    for key, scenario, tests in sorted(stable, key=lambda entry: len(entry[0])):
+        target = target_of(scenario)
+        if per_target[target] >= cap or len(chosen) >= MAX_SCENARIOS:
+            dropped["more than enough scenarios for the same target"] += 1
+            continue
+        per_target[target] += 1
+        chosen.append((key, scenario, tests))
+    return chosen
+
+
 def capture(
     sandbox: WorkerPool,
     files: dict[str, str],
     mining_files: dict[str, str],
     package: str,
     test_targets: list[str],
-    deps: Path | None,
+    deps: Path | list[Path] | None,
     timeout: float,
     deselect: list[str],
     seed: int = 0,
 ) -> CaptureReport:
-    """Record the tests' calls twice (forward and reversed file order), keep the stable ones, replay
-    them in the sandbox on the reference (`files`, the pack's repository) and keep those that agree."""
+    """Record the tests' calls over the whole suite, sample the scenarios to keep, then record again
+    with only the tests that made the sampled calls (test files in reverse order, the rest of the
+    suite absent): a sampled call kept must have been seen in both runs with one outcome (flaky or
+    order-dependent recordings are dropped). The kept ones are replayed in the sandbox on the
+    reference (`files`, the pack's repository) and kept where they agree."""
     dropped: Counter[str] = Counter()
+    rng = random.Random(f"capture:{seed}")
     with tempfile.TemporaryDirectory(prefix="rlvr-trace-") as scratch:
         began = time.monotonic()
         outs = [Path(scratch) / f"trace-{index}.jsonl" for index in range(2)]
-        orders = [test_targets, list(reversed(test_targets))]
-
-        def traced(index: int) -> SuiteRun:
-            trace = {"package": package, "out": str(outs[index])}
-            return run_suite(mining_files, orders[index], deps, timeout, trace=trace, deselect=deselect)
-
-        # the two recordings are independent processes: they run at the same time
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = list(pool.map(traced, range(2)))
-        traces = [read_trace(out) for out in outs]
-    seconds = {"capture: traced runs": time.monotonic() - began}
-    first, second = traces
-    stable: list[Captured] = []
-    for key, (scenario, outcomes, tests) in first.items():
+        runs = [
+            run_suite(
+                mining_files,
+                test_targets,
+                deps,
+                timeout,
+                trace={"package": package, "out": str(outs[0])},
+                deselect=deselect,
+            )
+        ]
+        first = read_trace(outs[0])
+        seconds = {"capture: traced run": time.monotonic() - began}
+        sampled = _sample(first, dropped, rng)
+        tests = sorted(set().union(*(tests for _, _, tests in sampled)))
+        began = time.monotonic()
+        selection = Path(scratch) / "selection.json"
+        selection.write_text(json.dumps(tests), encoding="utf-8")
+        runs.append(
+            run_suite(
+                mining_files,
+                list(reversed(test_targets)),
+                deps,
+                timeout,
+                trace={"package": package, "out": str(outs[1])},
+                deselect=deselect,
+                select=selection,
+            )
+        )
+        second = read_trace(outs[1])
+        seconds["capture: re-run of the sampled calls' tests"] = time.monotonic() - began
+        seconds["capture: tests re-run (count)"] = len(tests)
+    chosen: list[Captured] = []
+    for key, scenario, tests_of in sampled:
         other = second.get(key)
         if other is None:
             dropped["recorded in one run only (order-dependent or flaky)"] += 1
             continue
-        both = outcomes | other[1]
+        both = first[key][1] | other[1]
         if len(both) != 1:
             dropped["different outcomes between recordings"] += 1
             continue
         outcome = from_wire(json.loads(next(iter(both))))
-        stable.append(Captured(scenario, outcome, module_of(target_of(scenario)), tests | other[2]))
-    dropped["recorded in one run only (order-dependent or flaky)"] += sum(1 for k in second if k not in first)
-    rng = random.Random(f"capture:{seed}")
-    rng.shuffle(stable)
-    per_target: Counter[str] = Counter()
-    chosen: list[Captured] = []
-    targets = {target_of(c.scenario) for c in stable}
-    # a package with few public functions gets more scenarios for each
-    cap = max(MIN_PER_TARGET, min(MAX_PER_TARGET, SCENARIO_SHARE // max(1, len(targets))))
-    for item in sorted(stable, key=lambda c: len(_key(c.scenario))):
-        target = target_of(item.scenario)
-        if per_target[target] >= cap or len(chosen) >= MAX_SCENARIOS:
-            dropped["more than enough scenarios for the same target"] += 1
-            continue
-        per_target[target] += 1
-        chosen.append(item)
+        chosen.append(Captured(scenario, outcome, module_of(target_of(scenario)), tests_of | other[2]))
     began = time.monotonic()
     replayed = replay(sandbox, files, [c.scenario for c in chosen])
     seconds["capture: replay"] = time.monotonic() - began

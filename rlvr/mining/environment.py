@@ -46,10 +46,10 @@ class SuiteRun:
         return sorted(n for n, o in self.outcomes.items() if o == "passed")
 
 
-def install_requirements(requirements: list[str], prefix: Path) -> list[str]:
+def install_requirements(requirements: list[str], prefix: Path, pure_only: bool = True) -> list[str]:
     """Install `requirements` (with their own dependencies) into `prefix`; the installed
-    distributions as `name==version`. Extension modules are refused: the sandbox imports
-    pure Python only."""
+    distributions as `name==version`. With `pure_only` (a prefix the sandbox mounts), extension
+    modules are refused: the sandbox imports pure Python only."""
     prefix.mkdir(parents=True, exist_ok=True)
     if not requirements:
         return []
@@ -73,7 +73,7 @@ def install_requirements(requirements: list[str], prefix: Path) -> list[str]:
             "if it imports without them."
         )
     compiled = sorted(str(p.relative_to(prefix)) for p in prefix.rglob("*") if p.suffix in (".so", ".pyd"))
-    if compiled:
+    if compiled and pure_only:
         raise ProjectEnvironmentError(
             f"the dependencies hold compiled extension modules ({', '.join(compiled[:5])}); "
             "the sandbox imports pure Python only"
@@ -111,15 +111,18 @@ NETWORK_FREE: list[list[str]] = []
 def run_suite(
     files: dict[str, str],
     targets: list[str],
-    deps: Path | None,
+    deps: Path | list[Path] | None,
     timeout: float,
     trace: dict[str, str] | None = None,
     stop_at_first_failure: bool = False,
     test_timeout: float = 20.0,
     deselect: list[str] | None = None,
+    select: Path | None = None,
 ) -> SuiteRun:
     """Run pytest on `targets` (paths or node ids) of a copy of `files`. With `trace` (the tracer's
-    settings: package, output file), the plugin records the tests' calls into the package."""
+    settings: package, output file), the plugin records the tests' calls into the package. With
+    `select` (a JSON list of node ids), only the collected tests it names run (ids it names that are
+    not collected are ignored, unlike node ids given on the command line)."""
     if not NETWORK_FREE:
         NETWORK_FREE.append(_network_free())
     with tempfile.TemporaryDirectory(prefix="rlvr-mine-") as scratch:
@@ -127,7 +130,8 @@ def run_suite(
         home = Path(scratch) / "home"
         home.mkdir()
         report = Path(scratch) / "report.jsonl"
-        paths = [str(repo), str(PLUGIN_DIR), str(RLVR_ROOT)] + ([str(deps)] if deps else [])
+        prefixes = [deps] if isinstance(deps, Path) else deps or []
+        paths = [str(repo), str(PLUGIN_DIR), str(RLVR_ROOT)] + [str(prefix) for prefix in prefixes]
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(home),
@@ -139,6 +143,8 @@ def run_suite(
             "RLVR_MINE_DRIVER": str(DRIVER_PATH),
             "RLVR_MINE_TEST_TIMEOUT": str(test_timeout),
         }
+        if select is not None:
+            env["RLVR_MINE_SELECT"] = str(select)
         if trace:
             env |= {f"RLVR_TRACE_{key.upper()}": value for key, value in trace.items()}
         command = [
@@ -160,12 +166,17 @@ def run_suite(
             "--import-mode=prepend",
             "-W",
             "ignore",
+            # a test file that does not import (a missing test dependency) is reported, and the
+            # rest of the suite still runs
+            "--continue-on-collection-errors",
         ]
         if stop_at_first_failure:
             command.append("-x")
+        # a whole file (one that did not collect) is left out: deselecting comes after collection
+        left_out = {nodeid for nodeid in deselect or [] if "::" not in nodeid}
         for nodeid in deselect or []:
-            command += ["--deselect", nodeid]
-        command += targets
+            command += ["--deselect", nodeid] if "::" in nodeid else [f"--ignore={nodeid}"]
+        command += [target for target in targets if target.split("::", 1)[0] not in left_out]
         try:
             done = subprocess.run(
                 command, cwd=repo, env=env, capture_output=True, text=True, timeout=timeout, check=False

@@ -30,7 +30,7 @@ from rlvr.graders.repo.runner import run_ops, same_value
 from rlvr.graders.repo.whole_repo_types import RepoTypeChecker, RepoTypeReport
 from rlvr.mining.capture import Captured, capture, replay, target_of
 from rlvr.mining.check import PROOF_THREADS, Proved, TaskProver
-from rlvr.mining.environment import install_requirements, run_suite
+from rlvr.mining.environment import ProjectEnvironmentError, install_requirements, run_suite
 from rlvr.mining.kinds import (
     KINDS,
     Candidate,
@@ -106,6 +106,7 @@ class MineSummary:
     verified: int = 0
     noop_mean: float | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         total = sum(self.kept.values())
@@ -117,6 +118,7 @@ class MineSummary:
         ]
         if self.installed:
             out.append(f"  dependencies installed into deps/: {', '.join(self.installed)}")
+        out += [f"  note: {note}" for note in self.notes]
         for title, counts in (
             ("scenarios dropped", self.scenario_drops),
             ("candidates dropped", self.dropped),
@@ -158,6 +160,7 @@ class Miner:
             float
         )  # seconds (and counts) inside the phases, for the summary
         self.started = time.monotonic()
+        self.notes: list[str] = []  # what the summary should tell the user beyond the counts
 
     @property
     def sandbox(self) -> WorkerPool:
@@ -201,9 +204,20 @@ class Miner:
             installed: list[str] = []
             if project.requirements and self.options.install_deps:
                 installed = install_requirements(project.requirements, deps)
-            deps_path = deps if installed else None
+            prefixes = [deps] if installed else []
+            if project.test_requirements and self.options.install_deps:
+                # what only the tests need: installed for the mine-time suite runs, not into the pack
+                test_deps = Path(scratch) / "test-deps"
+                try:
+                    install_requirements(project.test_requirements, test_deps, pure_only=False)
+                    prefixes.append(test_deps)
+                    self.notes.append(
+                        "test requirements installed for mining only: " + ", ".join(project.test_requirements)
+                    )
+                except ProjectEnvironmentError as exc:
+                    self.notes.append(f"the test requirements were not installed: {exc}")
             timings["setup"] = time.monotonic() - phase
-            summary = self._mine_project(project, source, out, deps_path, installed, timings)
+            summary = self._mine_project(project, source, out, prefixes, installed, timings)
         return summary
 
     def _mine_project(
@@ -211,7 +225,7 @@ class Miner:
         project: Project,
         source: Path,
         out: Path,
-        deps: Path | None,
+        deps: list[Path],
         installed: list[str],
         timings: dict[str, float],
     ) -> MineSummary:
@@ -264,6 +278,7 @@ class Miner:
             scenarios=len(captured.scenarios),
             variants=len(captured.variants),
             scenario_drops=dict(captured.dropped),
+            notes=self.notes,
         )
         if not captured.scenarios:
             raise MiningError(
@@ -305,7 +320,7 @@ class Miner:
         project: Project,
         by_module: dict[str, list[Captured]],
         variants: dict[str, list[Captured]],
-        deps: Path | None,
+        deps: list[Path],
         failing: list[str],
         name: str,
         prover: TaskProver | None,
@@ -435,7 +450,7 @@ class Miner:
         kind: str,
         by_module: dict[str, list[Captured]],
         files: dict[str, str],
-        deps: Path | None,
+        deps: list[Path],
         failing: list[str],
         dropped: Counter[str],
         exhausted: set[str],
@@ -488,7 +503,7 @@ class Miner:
         candidate: Candidate,
         by_module: dict[str, list[Captured]],
         files: dict[str, str],
-        deps: Path | None,
+        deps: list[Path],
         failing: list[str],
         dropped: Counter[str],
     ) -> Kept | None:

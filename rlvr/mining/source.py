@@ -59,6 +59,9 @@ class Project:
     files: dict[str, str]
     tests: list[str]
     requirements: list[str] = field(default_factory=list)
+    test_requirements: list[str] = field(default_factory=list)
+    """What the project's tests need beyond `requirements` (its test extra or dependency group):
+    installed for the mine-time suite runs only, never part of the pack."""
     skipped: list[str] = field(default_factory=list)
     test_data: dict[str, str] = field(default_factory=dict)
     large_tests: list[str] = field(default_factory=list)
@@ -189,6 +192,84 @@ def declared_requirements(root: Path) -> list[str]:
     return wanted
 
 
+TEST_EXTRAS = ("test", "tests", "testing")
+TEST_REQUIREMENT_FILES = (
+    "requirements-test.txt",
+    "requirements-tests.txt",
+    "requirements_test.txt",
+    "test-requirements.txt",
+    "test_requirements.txt",
+    "requirements/test.txt",
+    "requirements/tests.txt",
+    "tests/requirements.txt",
+)
+# the suite runs with the miner's own pytest (its plugin records the calls): a project's pin of pytest
+# itself, or of plugins that only measure (coverage, benchmarks timing nothing here), is not installed
+NOT_INSTALLED_FOR_TESTS = {"pytest", "pytest_cov", "coverage", "pytest_codspeed", "pytest_xdist"}
+
+
+def _group(groups: dict[str, object], name: str, depth: int = 0) -> list[str]:
+    """A PEP 735 dependency group's requirement strings, included groups expanded."""
+    out: list[str] = []
+    entries = groups.get(name)
+    if depth > 10 or not isinstance(entries, list):
+        return out
+    for entry in entries:
+        if isinstance(entry, str):
+            out.append(entry)
+        elif isinstance(entry, dict) and isinstance(entry.get("include-group"), str):
+            out += _group(groups, entry["include-group"], depth + 1)
+    return out
+
+
+def declared_test_requirements(root: Path, runtime: list[str]) -> list[str]:
+    """The requirements the project declares for its tests (a `test`/`tests`/`testing` extra or
+    dependency group, or a test requirements file), markers evaluated, without `runtime` ones and
+    without pytest itself."""
+    raw: list[str] = []
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = {}
+        extras = data.get("project", {}).get("optional-dependencies", {}) or {}
+        groups = data.get("dependency-groups", {}) or {}
+        for name in TEST_EXTRAS:
+            raw += [str(r) for r in extras.get(name, []) or []]
+            raw += _group(groups, name)
+    setup_cfg = root / "setup.cfg"
+    if setup_cfg.is_file():
+        parser = configparser.ConfigParser()
+        try:
+            parser.read(setup_cfg, encoding="utf-8")
+            for name in TEST_EXTRAS:
+                if parser.has_option("options.extras_require", name):
+                    raw += parser.get("options.extras_require", name).splitlines()
+        except configparser.Error:
+            pass
+    for relative in TEST_REQUIREMENT_FILES:
+        raw += (_read_text(root / relative) or "").splitlines() if (root / relative).is_file() else []
+    wanted: list[str] = []
+    have = {_normal(Requirement(r).name) for r in runtime}
+    for text in raw:
+        text = text.split("#", 1)[0].strip()
+        if not text or text.startswith("-"):
+            continue  # pip options (-r, -e, --index-url) in a requirements file
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue  # a test extra is a convenience: one unreadable line does not stop the mining
+        name = _normal(requirement.name)
+        if name in NOT_INSTALLED_FOR_TESTS or name in have:
+            continue
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            line = str(requirement).split(";", 1)[0].strip()
+            if line not in wanted:
+                wanted.append(line)
+    return wanted
+
+
 def _setup_py_requirements(source: str) -> list[str]:
     try:
         tree = ast.parse(source)
@@ -266,7 +347,8 @@ def read_project(source: Path, workdir: Path, package: str | None = None) -> Pro
         package=package_name,
         files=files,
         tests=sorted(set(tests)),
-        requirements=declared_requirements(root),
+        requirements=(runtime := declared_requirements(root)),
+        test_requirements=declared_test_requirements(root, runtime),
         skipped=skipped,
         test_data=test_data,
         large_tests=tests_outside,

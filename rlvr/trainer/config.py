@@ -118,6 +118,9 @@ class GRPOConfig:
     episode_lanes: int = 1
     micro_batch_size: int = 64
     micro_batch_tokens: int = 0  # > 0: also cap rows x padded length per forward pass (long episodes)
+    # the update's forward passes on packed rows (each episode's real tokens end to end, attending only
+    # to itself) instead of [padded prompt | padded completion]: the same log-probs on fewer tokens
+    packed: bool = False
     curriculum: bool = True  # start with the easiest tasks, raise difficulty as pass rate rises
     curriculum_threshold: float = 0.6
     curriculum_window: int = 2

@@ -52,6 +52,7 @@ from rlvr.trainer.interrupt import stop_on_sigint
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.masks import overlong_penalty
 from rlvr.trainer.metrics import RunLogs, build_summary, completion_metrics, verdict_metrics
+from rlvr.trainer.packing import packed_completion_logprobs
 from rlvr.trainer.plots import plot_metrics
 from rlvr.trainer.rollout import Sequences, completion_logprobs, decode, generate, micro_batches
 from rlvr.trainer.warm_start import starting_policy
@@ -361,6 +362,7 @@ def policy_update(
     if g.truncation == "mask":
         mask[sequences.truncated] = 0.0
     chunks = micro_batches(sequences, g.micro_batch_size, g.micro_batch_tokens)
+    logprobs = packed_completion_logprobs if g.packed else completion_logprobs  # one layout, same values
 
     # Old log-probs: the sampling policy, computed once before any update (the ratio's denominator).
     # With mu = 1 the one optimiser step comes after the only gradient pass, so that pass's own
@@ -373,17 +375,12 @@ def policy_update(
             # would be 1 and hide the off-policy step from the clip).
             old_logp = rollout.behaviour_logp[keep]
         elif g.num_iterations > 1:
-            old_logp = torch.cat(
-                [completion_logprobs(policy, sequences.rows(c), g.temperature)[0] for c in chunks]
-            )
+            old_logp = torch.cat([logprobs(policy, sequences.rows(c), g.temperature)[0] for c in chunks])
         ref_logp = None
         if reference is not None:
             with reference.context():
                 ref_logp = torch.cat(
-                    [
-                        completion_logprobs(reference.model, sequences.rows(c), g.temperature)[0]
-                        for c in chunks
-                    ]
+                    [logprobs(reference.model, sequences.rows(c), g.temperature)[0] for c in chunks]
                 )
 
     budget = g.max_episode_tokens if rollout.episodes else g.max_new_tokens
@@ -396,9 +393,7 @@ def policy_update(
     for iteration in range(g.num_iterations):
         optimizer.zero_grad(set_to_none=True)
         for c in chunks:
-            logp, entropy = completion_logprobs(
-                policy, sequences.rows(c), g.temperature, with_entropy=iteration == 0
-            )
+            logp, entropy = logprobs(policy, sequences.rows(c), g.temperature, with_entropy=iteration == 0)
             out = grpo_loss(
                 logp,
                 logp.detach() if old_logp is None else old_logp[c],

@@ -1,5 +1,5 @@
-"""Packed warm-start batches: several teacher episodes side by side in one row, none padded to another's
-length.
+"""Packed batches: several episodes side by side in one row, none padded to another's length - the warm
+start's teacher episodes (`[sft] packed`) and the policy update's episodes (`[grpo] packed`).
 
 A batch of [left-padded prompt | right-padded episode] rows costs (longest prompt + longest episode) tokens
 per row; for the tool demo's teacher episodes that is 2.6x the real tokens. Packing lays each episode
@@ -8,6 +8,10 @@ own positions from 0 and attending only within itself, so every episode sees exa
 positions it has in the padded layout. The attention mask says so explicitly (block-diagonal and causal,
 one block per episode), so this does not rest on a model noticing where positions restart. The loss is
 the same masked mean over the teacher's tokens.
+
+The policy update's rows are [left-padded prompt | completion padded after its end]; packed, each row's
+real tokens lie end to end the same way, and the completion log-probs come back in the padded (N, C)
+layout, so the GRPO loss reads them unchanged (padding positions: 0, never counted by the loss mask).
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from typing import Any
 import torch
 
 from rlvr.trainer.episodes import Episode
-from rlvr.trainer.losses import token_logprobs
+from rlvr.trainer.losses import token_entropy, token_logprobs
+from rlvr.trainer.rollout import Sequences
 
 
 @dataclass(frozen=True)
@@ -108,3 +113,59 @@ def packed_loss(model: Any, batch: PackedBatch) -> torch.Tensor:
     logits = packed_forward(model, batch)
     logp = token_logprobs(logits, batch.targets)
     return -(logp * batch.mask).sum() / batch.mask.sum()
+
+
+def packed_completion_logprobs(
+    model: Any, sequences: Sequences, temperature: float, with_entropy: bool = False
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """`rollout.completion_logprobs` computed on packed rows: the same (N, C) log-probs (and entropies)
+    of the completion tokens, with gradients, on the rows' real tokens only. A row's real completion
+    tokens must be a prefix of its completion (padding only after the end, as rollouts build them)."""
+    attention = sequences.completion_attention
+    lengths = attention.sum(-1).long()
+    columns = torch.arange(attention.shape[1])
+    if not torch.equal(attention.bool(), columns < lengths.unsqueeze(-1)):
+        raise ValueError("packed log-probs need every row's real completion tokens first, padding after")
+    prompts = [
+        row[keep.bool()] for row, keep in zip(sequences.prompt_ids, sequences.prompt_mask, strict=True)
+    ]
+    tokens = [
+        torch.cat([prompt, row[:length]])
+        for prompt, row, length in zip(prompts, sequences.completion_ids, lengths.tolist(), strict=True)
+    ]
+    rows = fit_rows([len(t) for t in tokens])
+    width = max(len(t) for t in tokens)
+    input_ids = torch.zeros(len(rows), width, dtype=torch.long)
+    position_ids = torch.zeros(len(rows), width, dtype=torch.long)
+    # where each completion token is predicted: (packed row, column before it) -> (sequence row, column)
+    from_row, from_column, to_row, to_column = [], [], [], []
+    for r, members in enumerate(rows):
+        start = 0
+        for index in members:
+            size, completion = len(tokens[index]), int(lengths[index])
+            input_ids[r, start : start + size] = tokens[index]
+            position_ids[r, start : start + size] = torch.arange(size)
+            first = start + size - completion  # the first completion token's column
+            from_row += [r] * completion
+            from_column += range(first - 1, first - 1 + completion)
+            to_row += [index] * completion
+            to_column += range(completion)
+            start += size
+        position_ids[r, start:] = torch.arange(width - start)  # padding: a sequence of its own
+    dtype = next(model.parameters()).dtype
+    logits = model(
+        input_ids=input_ids,
+        attention_mask=episode_attention(position_ids, dtype),
+        position_ids=position_ids,
+        use_cache=False,
+    ).logits[from_row, from_column]
+    where = (torch.tensor(to_row, dtype=torch.long), torch.tensor(to_column, dtype=torch.long))
+    targets = sequences.completion_ids[where]
+    logp = torch.zeros(sequences.completion_ids.shape, dtype=torch.float32)
+    logp = logp.index_put(where, token_logprobs(logits, targets, temperature))
+    entropy = None
+    if with_entropy:
+        with torch.no_grad():
+            entropy = torch.zeros(sequences.completion_ids.shape, dtype=torch.float32)
+            entropy = entropy.index_put(where, token_entropy(logits, temperature))
+    return logp, entropy

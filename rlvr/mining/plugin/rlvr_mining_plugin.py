@@ -44,6 +44,7 @@ REPORT = os.environ.get("RLVR_MINE_REPORT")
 TRACE_OUT = os.environ.get("RLVR_TRACE_OUT")
 PACKAGE = os.environ.get("RLVR_TRACE_PACKAGE")
 DRIVER = os.environ.get("RLVR_MINE_DRIVER")
+SELECT = os.environ.get("RLVR_MINE_SELECT")
 TEST_TIMEOUT = float(os.environ.get("RLVR_MINE_TEST_TIMEOUT") or 0)
 MAX_ARGS_CHARS = 1500
 MAX_STEPS = 30
@@ -475,6 +476,16 @@ def pytest_configure(config: Any) -> None:
         install(PACKAGE)
 
 
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    """With RLVR_MINE_SELECT (a JSON list of node ids), run only the collected tests it names."""
+    if not SELECT:
+        return
+    wanted = set(json.loads(Path(SELECT).read_text(encoding="utf-8")))
+    kept = [item for item in items if item.nodeid in wanted]
+    config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in wanted])
+    items[:] = kept
+
+
 class TestTimeout(BaseException):
     """A test ran past RLVR_MINE_TEST_TIMEOUT seconds (it fails; the suite goes on)."""
 
@@ -507,6 +518,13 @@ def pytest_runtest_logreport(report: Any) -> None:
         outcome = "error"
     with open(REPORT, "a", encoding="utf-8") as handle:
         handle.write(json.dumps({"nodeid": report.nodeid, "outcome": outcome}) + "\n")
+
+
+def pytest_collectreport(report: Any) -> None:
+    """A test file (or class) that fails to collect is reported as an error under its node id."""
+    if REPORT and report.failed:
+        with open(REPORT, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"nodeid": report.nodeid, "outcome": "error"}) + "\n")
 
 
 def pytest_sessionfinish(session: Any) -> None:

@@ -46,7 +46,15 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Generated sequences and observed state** (`sequences`): each object target's methods and each
   script argument's commands in seeded orders the listed scenarios never use (entities interleaved,
   keys updated and deleted, the touched method in each), compared only where the reference finishes
-  them; the object's public attributes its base class sets too are read after every step.
+  them; the object's public attributes its base class sets too are read after every step; the
+  entities made in reverse order and read at once (several results, in the order stated), and a
+  touched step whose range ends exactly where a stored range starts or starts where it ends
+  (boundary coincidences, `sequences.coincidences`).
+- **Order inside entries** (`data_variants.inner_order_variants`): a collection of entries with each
+  entry's lists of names or values reversed (a job's dependencies), where "the first listed" and a
+  rule over them all differ.
+- **A digit past a stated rounding** (`rounding_variants`): where a touched function's docstring says
+  "rounded to N places", each listed call holding floats again with one more digit than N.
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`

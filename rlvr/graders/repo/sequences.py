@@ -15,6 +15,11 @@ this derives a few more sequences:
   existing keys are deleted and updated, two entities interleave), its other arguments by a value
   another step passes for the same parameter;
 - **a touched method in every sequence** (the method the task is about), last and at one other place;
+- **several results and boundary coincidences**: the origin's first two steps (what makes the
+  entities) in reverse order followed at once by each touched step, so a listing reads every entity
+  (an order "by name" that insertion order already had shows); and the origin up to a step that
+  stores a range (two adjacent increasing numbers), then a touched step whose range ends exactly
+  where the stored one starts or starts where it ends (`coincidences`: where `<` and `<=` differ);
 - seeded by the target's name: the same task always derives the same sequences, within
   `MAX_SEQUENCES` per task (`MAX_PER_TARGET` per target) of at most `MAX_STEPS` steps.
 

@@ -97,6 +97,12 @@ def critical_chain(spec: list[list[object]]) -> list[str]:
     each job, the dependency finishing last (ties: alphabetically first), first job first."""
 {CHAIN_BODY}
 
+def clashes(stays: list[list[int]], start: int, end: int) -> list[int]:
+    """Indexes of the stays [from, to) sharing a night with `start` to `end` (checking out on the day
+    another checks in is no clash)."""
+    return [i for i, (s, e) in enumerate(stays) if s < end and start < e]
+
+
 def mean(values: list[float]) -> float:
     """Mean of the values rounded to 2 places; ValueError for no values."""
 {MEAN_BODY}'''
@@ -105,6 +111,10 @@ STUB = '        raise NotImplementedError("not implemented yet")\n'
 BASE = (
     REFERENCE.replace(FREE_BODY, STUB)
     .replace(CHAIN_BODY, '    raise NotImplementedError("not implemented yet")\n')
+    .replace(
+        "    return [i for i, (s, e) in enumerate(stays) if s < end and start < e]\n",
+        '    raise NotImplementedError("not implemented yet")\n',
+    )
     .replace(MEAN_BODY, '    raise NotImplementedError("not implemented yet")\n')
 )
 SCENARIOS = [
@@ -131,13 +141,16 @@ SCENARIOS = [
         "args": [[["x", 1, []], ["y", 1, []], ["z", 1, ["x", "y"]]]],
     },
     {"kind": "call", "target": "inn.core:critical_chain", "args": [[]]},
+    # a plain call: no listed range ends where a stay starts
+    {"kind": "call", "target": "inn.core:clashes", "args": [[[1, 4], [10, 14]], 2, 3]},
+    {"kind": "call", "target": "inn.core:clashes", "args": [[[1, 4], [10, 14]], 3, 8]},
     # means that have two decimals already
     {"kind": "call", "target": "inn.core:mean", "args": [[1.0, 2.5]]},
     {"kind": "call", "target": "inn.core:mean", "args": [[]]},
 ]
 TASK = one_module_task(
     "inn-coincidence",
-    "Feature request: `inn.core.Inn.free`, `inn.core.critical_chain` and `inn.core.mean` raise"
+    "Feature request: `inn.core.Inn.free`, `inn.core.critical_chain`, `inn.core.clashes` and `inn.core.mean` raise"
     " NotImplementedError. Implement them as their docstrings say.",
     "inn/core.py",
     BASE,
@@ -169,6 +182,8 @@ WRONG = {
             "        current = jobs[current][1][0]\n",
         )
     ),
+    # the same boundary inverted in a plain call's range test
+    "boundary coincidence in a call": _with(("if s < end and start < e]", "if s <= end and start < e]")),
     # the mean left unrounded
     "no rounding": _with(
         ("    return round(sum(values) / len(values), 2)\n", "    return sum(values) / len(values)\n")
@@ -242,6 +257,16 @@ def test_coincident_ranges_end_where_a_stored_one_starts_or_start_where_it_ends(
     assert all(steps[:-1] == origin[:3] for _, steps in found)
     assert len(found) <= MAX_COINCIDENCES
     assert coincidences(script_pool([script], set()), [origin]) == []  # no touched step: nothing
+
+
+def test_a_call_range_coincides_with_the_ranges_it_holds() -> None:
+    from rlvr.graders.repo.domain_variants import MAX_COINCIDENT, coincident_ranges
+
+    stays = [[1, 4], [10, 14]]
+    assert coincident_ranges([stays, 2, 3]) == [[stays, 0, 1], [stays, 4, 5], [stays, 9, 10], [stays, 14, 15]]
+    assert coincident_ranges([0, 3, 5, 9]) == [[2, 5, 5, 9], [9, 12, 5, 9]]  # touching the other pair
+    assert coincident_ranges([stays, 3, 2]) == []  # no range in increasing order
+    assert len(coincident_ranges([[[i, i + 1] for i in range(0, 20, 3)], 1, 2])) == MAX_COINCIDENT
 
 
 def test_inner_order_reverses_lists_of_scalars_inside_entries_only() -> None:
@@ -335,5 +360,5 @@ def test_validate_prints_the_unstated_exception_warning() -> None:
     )
     with one_task_grader(task, "shop") as built:
         warnings = _invisible_text(built, task)
-    from rlvr.graders.repo.stated_raises import unstated_raises
+
     assert any("expects ValueError" in w and "shop.prices:price" in w for w in warnings), warnings

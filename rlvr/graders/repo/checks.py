@@ -98,6 +98,7 @@ from rlvr.graders.repo.data_variants import (
     status_vocabulary,
 )
 from rlvr.graders.repo.domain_variants import (
+    coincident_ranges,
     comment_lines,
     limit_constants,
     line_shift_variants,
@@ -486,7 +487,7 @@ def _call_variants(
     # steps that do not commute: values of two listed calls in one, names two arguments share;
     # taken in turn with the value variants, and both before the generic ones (the cap cuts those)
     crossed, units = crossed_calls(scenario, others)
-    variants = _round_robin([crossed, units, values, overlapping_keys(args)])
+    variants = _round_robin([crossed, units, values, overlapping_keys(args), coincident_ranges(args)])
     variants.append(args + [None])
     if args:
         variants.append(args[:-1])

@@ -6,8 +6,8 @@ starts on the last night's end does not overlap (no listed query ends where a st
 boundary coincidence); free rooms in the order added, not by name (every listed query leaves one
 room free: a state with several results is never read); the chain through each job's first listed
 dependency, not the one finishing last (every listed dependency list has its longest first); a
-mean left unrounded where the docstring says rounded to 2 places (the listed means have two
-decimals). Right fixes written otherwise still pass.
+mean left unrounded where the docstring says rounded to 2 places, by a function and by an object's
+method (the listed means have two decimals). Right fixes written otherwise still pass.
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ CHAIN_BODY = """    jobs = {str(name): (int(duration), [str(d) for d in deps]) f
 MEAN_BODY = """    if not values:
         raise ValueError("no values")
     return round(sum(values) / len(values), 2)
+"""
+AVERAGE_BODY = """        if not self._prices:
+            return 0.0
+        return round(sum(self._prices) / len(self._prices), 2)
 """
 REFERENCE = f'''"""Rooms and their stays, jobs and their dependencies, and means."""
 
@@ -103,6 +107,19 @@ def clashes(stays: list[list[int]], start: int, end: int) -> list[int]:
     return [i for i, (s, e) in enumerate(stays) if s < end and start < e]
 
 
+class Tab:
+    def __init__(self) -> None:
+        self._prices: list[float] = []
+
+    def add(self, price: float) -> int:
+        """One more price; returns how many there are."""
+        self._prices.append(price)
+        return len(self._prices)
+
+    def average(self) -> float:
+        """Mean price rounded to 2 places (0.0 for none)."""
+{AVERAGE_BODY}
+
 def mean(values: list[float]) -> float:
     """Mean of the values rounded to 2 places; ValueError for no values."""
 {MEAN_BODY}'''
@@ -115,6 +132,7 @@ BASE = (
         "    return [i for i, (s, e) in enumerate(stays) if s < end and start < e]\n",
         '    raise NotImplementedError("not implemented yet")\n',
     )
+    .replace(AVERAGE_BODY, STUB)
     .replace(MEAN_BODY, '    raise NotImplementedError("not implemented yet")\n')
 )
 SCENARIOS = [
@@ -146,11 +164,17 @@ SCENARIOS = [
     {"kind": "call", "target": "inn.core:clashes", "args": [[[1, 4], [10, 14]], 3, 8]},
     # means that have two decimals already
     {"kind": "call", "target": "inn.core:mean", "args": [[1.0, 2.5]]},
+    {
+        "kind": "object",
+        "target": "inn.core:Tab",
+        "args": [],
+        "steps": [["add", [1.0]], ["add", [2.5]], ["average", []]],
+    },
     {"kind": "call", "target": "inn.core:mean", "args": [[]]},
 ]
 TASK = one_module_task(
     "inn-coincidence",
-    "Feature request: `inn.core.Inn.free`, `inn.core.critical_chain`, `inn.core.clashes` and `inn.core.mean` raise"
+    "Feature request: `inn.core.Inn.free`, `inn.core.critical_chain`, `inn.core.clashes`, `inn.core.Tab.average` and `inn.core.mean` raise"
     " NotImplementedError. Implement them as their docstrings say.",
     "inn/core.py",
     BASE,
@@ -184,6 +208,13 @@ WRONG = {
     ),
     # the same boundary inverted in a plain call's range test
     "boundary coincidence in a call": _with(("if s < end and start < e]", "if s <= end and start < e]")),
+    # an object's mean left unrounded
+    "no rounding on an object": _with(
+        (
+            "        return round(sum(self._prices) / len(self._prices), 2)\n",
+            "        return sum(self._prices) / len(self._prices)\n",
+        )
+    ),
     # the mean left unrounded
     "no rounding": _with(
         ("    return round(sum(values) / len(values), 2)\n", "    return sum(values) / len(values)\n")
@@ -220,6 +251,13 @@ RIGHT = {
             "\n"
             "    ends = sorted(jobs, key=lambda n: (-best(n)[0], n))\n"
             "    return best(ends[0])[1] if ends else []\n",
+        ),
+        (
+            AVERAGE_BODY,
+            "        total = 0.0\n"
+            "        for price in self._prices:\n"
+            "            total += price\n"
+            "        return round(total / len(self._prices), 2) if self._prices else 0.0\n",
         ),
         (
             MEAN_BODY,

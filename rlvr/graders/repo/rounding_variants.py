@@ -3,8 +3,9 @@
 A docstring that says a result is "rounded to 2 places" states a rule that the listed inputs rarely
 show: means of 1.0 and 2.5, or amounts with two decimals, come out the same rounded or not. Where a
 function the reference changes states such a rounding (in the base's docstring, which the agent
-reads), each listed call whose arguments hold floats is made again with every float given one more
-digit than the stated places (1.0 as 1.001 for two places), so a result left unrounded, or rounded
+reads), each listed call whose arguments hold floats (and each object scenario of the class whose
+method states it, its steps' floats) is made again with every float given one more digit than the
+stated places (1.0 as 1.001 for two places), so a result left unrounded, or rounded
 to other places, differs. Derived in the trusted process from trusted data only.
 """
 
@@ -96,6 +97,15 @@ def rounding_checks(
         changed = more_digits(args, stated.get(str(scenario.get("target")), places))
         if changed != args:
             out.append({**scenario, "args": changed, "derived": "rounding-domain"})
-        if len(out) >= MAX_ROUNDING_CALLS:
-            break
-    return out
+    # an object whose class has a method stating the rounding: every step's floats too
+    for scenario in scenarios:
+        target = str(scenario.get("target"))
+        if scenario.get("kind") != "object" or scenario.get("generated") or scenario.get("derived"):
+            continue
+        if not any(name.startswith(f"{target}.") for name in stated):
+            continue
+        steps = [list(step) for step in scenario.get("steps") or []]
+        changed_steps = [[method, more_digits(list(args), places)] for method, args in steps]
+        if changed_steps != steps:
+            out.append({**scenario, "steps": changed_steps, "derived": "rounding-domain"})
+    return out[:MAX_ROUNDING_CALLS]

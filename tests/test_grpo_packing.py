@@ -11,40 +11,21 @@ import torch
 
 import rlvr  # noqa: F401  (registers the envs)
 from rlvr.core.types import Verdict
-from rlvr.graders.base import make_grader
-from rlvr.task_packs.registry import load_pack
-from rlvr.trainer import grpo, teachers
+from rlvr.trainer import grpo
 from rlvr.trainer import model as models
-from rlvr.trainer.config import TrainConfig, build_config
-from rlvr.trainer.curriculum import up_to_difficulty
-from rlvr.trainer.episodes import Episode, episode_sequences, make_template
+from rlvr.trainer.config import TrainConfig
+from rlvr.trainer.episodes import Episode, episode_sequences
 from rlvr.trainer.losses import BatchNorms, grpo_loss
 from rlvr.trainer.packing import packed_completion_logprobs
 from rlvr.trainer.rollout import Sequences, completion_logprobs
+from tests.tool_teacher import episodes_and_tiny_model, teacher_transcripts
 
 
 @pytest.fixture(scope="module")
 def episodes_and_model() -> tuple[list[Episode], Any, Any]:
     """Real tool-worlds teacher episodes (some stop early, so lengths differ) and a tiny model."""
-    pack = load_pack("tool-worlds")
-    tasks = up_to_difficulty(pack.tasks("train"), 2)[::400]
-    grader = make_grader(pack)
-    try:
-        data = teachers.teacher_transcripts(
-            "rlvr/Tool-v0", pack, grader, tasks, True, bug_rate=0.5, seed=3, mistakes=("stop_early",)
-        )
-    finally:
-        grader.close()
-    config = build_config(
-        None, ["model.tiny_layers=2", "model.tiny_hidden=32", "model.tiny_heads=2", "model.tiny_vocab=400"]
-    )
-    tokenizer: Any = models.build_tokenizer(teachers.transcript_texts(data), 400, "words")
-    tokenizer.padding_side = "left"
-    template = make_template(tokenizer, "compact", [tokenizer.eos_token_id])
-    episodes = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in data]
-    model = models.build_tiny_model(tokenizer, config.model, seed=1)
-    models.disable_dropout(model)
-    return episodes, model, tokenizer
+    _, data = teacher_transcripts()
+    return episodes_and_tiny_model(data)
 
 
 def single_turn_sequences(pad_id: int, eos_id: int) -> Sequences:

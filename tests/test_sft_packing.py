@@ -10,47 +10,24 @@ import pytest
 import torch
 
 import rlvr  # noqa: F401  (registers the envs)
-from rlvr.graders.base import make_grader
-from rlvr.task_packs.registry import load_pack
-from rlvr.trainer import model as models
-from rlvr.trainer import teachers
 from rlvr.trainer.config import build_config
-from rlvr.trainer.curriculum import up_to_difficulty
-from rlvr.trainer.episodes import Episode, episode_sequences, make_template
+from rlvr.trainer.episodes import Episode, episode_sequences
 from rlvr.trainer.packing import PackedBatch, fit_rows, pack_episodes, packed_episode_batches, packed_forward
 from rlvr.trainer.sft import batch_loss, episode_batches
 from rlvr.trainer.warm_start import teacher_batches
+from tests.tool_teacher import episodes_and_tiny_model, teacher_transcripts
 
 
 @pytest.fixture(scope="module")
 def teacher() -> tuple[Any, list[Any]]:
     """tool-worlds and real teacher transcripts of it (some stop early, so lengths differ)."""
-    pack = load_pack("tool-worlds")
-    tasks = up_to_difficulty(pack.tasks("train"), 2)[::400]
-    grader = make_grader(pack)
-    try:
-        data = teachers.teacher_transcripts(
-            "rlvr/Tool-v0", pack, grader, tasks, True, bug_rate=0.5, seed=3, mistakes=("stop_early",)
-        )
-    finally:
-        grader.close()
-    return pack, data
+    return teacher_transcripts()
 
 
 @pytest.fixture(scope="module")
 def episodes_and_model(teacher: tuple[Any, list[Any]]) -> tuple[list[Episode], Any, Any]:
     """The teacher's episodes and a tiny model."""
-    _, data = teacher
-    config = build_config(
-        None, ["model.tiny_layers=2", "model.tiny_hidden=32", "model.tiny_heads=2", "model.tiny_vocab=400"]
-    )
-    tokenizer = models.build_tokenizer(teachers.transcript_texts(data), 400, "words")
-    tokenizer.padding_side = "left"
-    template = make_template(tokenizer, "compact", [tokenizer.eos_token_id])
-    episodes = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in data]
-    model = models.build_tiny_model(tokenizer, config.model, seed=1)
-    models.disable_dropout(model)
-    return episodes, model, tokenizer
+    return episodes_and_tiny_model(teacher[1])
 
 
 def gradients(model: Any, loss: torch.Tensor) -> list[torch.Tensor]:

@@ -46,7 +46,15 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
 - **Generated sequences and observed state** (`sequences`): each object target's methods and each
   script argument's commands in seeded orders the listed scenarios never use (entities interleaved,
   keys updated and deleted, the touched method in each), compared only where the reference finishes
-  them; the object's public attributes its base class sets too are read after every step.
+  them; the object's public attributes its base class sets too are read after every step; the
+  entities made in reverse order and read at once (several results, in the order stated), and a
+  touched step whose range ends exactly where a stored range starts or starts where it ends
+  (boundary coincidences, `sequences.coincidences`).
+- **Order inside entries** (`data_variants.inner_order_variants`): a collection of entries with each
+  entry's lists of names or values reversed (a job's dependencies), where "the first listed" and a
+  rule over them all differ.
+- **A digit past a stated rounding** (`rounding_variants`): where a touched function's docstring says
+  "rounded to N places", each listed call holding floats again with one more digit than N.
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
@@ -81,6 +89,7 @@ from typing import Any, TypeVar
 from rlvr.graders.repo.callable_variants import callable_checks
 from rlvr.graders.repo.data_variants import (
     crossed_calls,
+    inner_order_variants,
     mapping_order_variants,
     overlapping_keys,
     record_variants,
@@ -89,6 +98,7 @@ from rlvr.graders.repo.data_variants import (
     status_vocabulary,
 )
 from rlvr.graders.repo.domain_variants import (
+    coincident_ranges,
     comment_lines,
     limit_constants,
     line_shift_variants,
@@ -98,6 +108,7 @@ from rlvr.graders.repo.domain_variants import (
     swapped_arguments,
     unknown_reference_variants,
 )
+from rlvr.graders.repo.rounding_variants import rounding_checks
 from rlvr.graders.repo.runner import same_value
 from rlvr.graders.repo.sequences import sequence_checks, sequence_kept
 from rlvr.graders.repo.source_modules import is_test_path, module_of, package_modules
@@ -443,11 +454,19 @@ def _value_variants(
             *record_variants(value, {}),
         ]
     if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
-        return unknown_reference_variants(value) + _script_variants(value)
+        return inner_order_variants(value) + unknown_reference_variants(value) + _script_variants(value)
     if isinstance(value, list):
-        return unknown_reference_variants(value) + record_variants(value, vocabulary)
+        return (
+            inner_order_variants(value)
+            + unknown_reference_variants(value)
+            + record_variants(value, vocabulary)
+        )
     if isinstance(value, dict):
-        return mapping_order_variants(value, ties) + unknown_reference_variants(value)
+        return (
+            mapping_order_variants(value, ties)
+            + inner_order_variants(value)
+            + unknown_reference_variants(value)
+        )
     return []
 
 
@@ -468,7 +487,7 @@ def _call_variants(
     # steps that do not commute: values of two listed calls in one, names two arguments share;
     # taken in turn with the value variants, and both before the generic ones (the cap cuts those)
     crossed, units = crossed_calls(scenario, others)
-    variants = _round_robin([crossed, units, values, overlapping_keys(args)])
+    variants = _round_robin([crossed, units, values, overlapping_keys(args), coincident_ranges(args)])
     variants.append(args + [None])
     if args:
         variants.append(args[:-1])
@@ -605,6 +624,8 @@ def derived_checks(
     ordered += callable_checks(scenarios, base)
     # the objects' methods and the scripts' commands in generated orders (keys deleted, entities interleaved)
     ordered += sequence_checks(scenarios, base, reference)
+    # floats with a digit more than a stated rounding keeps ("rounded to 2 places")
+    ordered += rounding_checks(scenarios, base, reference)
     # each call target's first listed call again, twice in one process: fresh state per call
     calls = {
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")

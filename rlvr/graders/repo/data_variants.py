@@ -20,6 +20,9 @@ Derived in the trusted process from trusted data only (the task's scenarios and 
   another order than the reference's differs. Order is compared only where the
   reference's result is a sequence (list or tuple: a query's rows are a list); sets and mappings
   compare without order (`runner.same_value`, `child_driver.plain`).
+- **Order inside entries**: a collection of entries (rows, records, a mapping) with every list of two
+  or more names or values an entry holds in reverse order (a job's dependencies, a tag list), so a
+  rule over them all (the dependency that finishes last) that is really "the first listed" differs.
 """
 
 from __future__ import annotations
@@ -191,6 +194,40 @@ def record_variants(value: Any, vocabulary: dict[str, list[str]]) -> list[Any]:
     if len(value) > 1 and value[::-1] != value:
         out.append(value[::-1])
     return out
+
+
+def _reversed_inner(item: Any) -> Any:
+    """`item` reversed if it is a list of two or more scalars (not all equal), else None."""
+    if (
+        isinstance(item, list)
+        and len(item) > 1
+        and all(isinstance(x, str | int | float) for x in item)
+        and item[::-1] != item
+    ):
+        return item[::-1]
+    return None
+
+
+def inner_order_variants(value: Any) -> list[Any]:
+    """A collection of entries (lists or records in a list, or a mapping's values) with every list of
+    scalars inside an entry reversed, all at once: `[["c", 1, ["a", "b"]]]` as `[["c", 1, ["b", "a"]]]`."""
+
+    def entry(e: Any) -> Any:
+        if isinstance(e, list):
+            return [flipped if (flipped := _reversed_inner(x)) is not None else x for x in e]
+        if isinstance(e, dict):
+            return {k: flipped if (flipped := _reversed_inner(x)) is not None else x for k, x in e.items()}
+        return e
+
+    if isinstance(value, dict):
+        changed: Any = {
+            k: flipped if (flipped := _reversed_inner(x)) is not None else x for k, x in value.items()
+        }
+    elif isinstance(value, list) and all(isinstance(e, list | dict) for e in value):
+        changed = [entry(e) for e in value]
+    else:
+        return []
+    return [changed] if changed != value else []
 
 
 TIES = re.compile(r"\bties?\b|\btied\b", re.IGNORECASE)

@@ -21,6 +21,10 @@ Derived in the trusted process from trusted data only (the task's scenarios and 
 - **Arguments swapped**: an object step's two first distinct string arguments swapped (a transfer's
   source and target), also with its numbers at 1, so a rule that holds for one side only (an
   overdraft limit of the source) is reached by the calls the scenario already makes.
+- **Coincident ranges**: a call's range (two adjacent numbers in increasing order, a start and its
+  end) again with its width kept but ending exactly where another range the call holds starts, or
+  starting where it ends (another pair of its arguments, or a pair inside a record it passes: the
+  stays a query is asked about), so `<` written as `<=` at the boundary differs.
 """
 
 from __future__ import annotations
@@ -225,3 +229,46 @@ def swapped_arguments(args: list[Any]) -> list[list[Any]]:
     if units != swapped:
         out.append(units)
     return out
+
+
+MAX_COINCIDENT = 4  # per call
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _ranges(value: Any, depth: int = 0) -> list[tuple[Any, Any]]:
+    """(start, end) of every two adjacent increasing numbers inside lists and records of `value`."""
+    if depth > 4:
+        return []
+    items = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+    found = [(a, b) for a, b in zip(items, items[1:], strict=False) if _number(a) and _number(b) and a < b]
+    for item in items:
+        if isinstance(item, list | dict):
+            found += _ranges(item, depth + 1)
+    return found
+
+
+def coincident_ranges(args: list[Any]) -> list[list[Any]]:
+    """`args` with its first range (two adjacent increasing numbers) moved to end where each other
+    range it holds starts, or to start where it ends, its width kept; at most MAX_COINCIDENT."""
+    at = next(
+        (
+            i
+            for i in range(len(args) - 1)
+            if _number(args[i]) and _number(args[i + 1]) and args[i] < args[i + 1]
+        ),
+        None,
+    )
+    if at is None:
+        return []
+    width = args[at + 1] - args[at]
+    others = _ranges([*args[:at], None, None, *args[at + 2 :]])
+    out: list[list[Any]] = []
+    for start, end in others:
+        for low, high in ((start - width, start), (end, end + width)):
+            changed = [*args[:at], low, high, *args[at + 2 :]]
+            if changed != args and changed not in out:
+                out.append(changed)
+    return out[:MAX_COINCIDENT]

@@ -12,7 +12,9 @@ For every task, in the sandbox and through the repo grader itself:
 - the base state fails at least one hidden check, and a no-op (the base state submitted as is) scores
   below `TRIVIAL_REWARD_LIMIT` (its reward is reported per task);
 - where a check the base state fails pins down text (a message, an output line) whose words the agent
-  cannot read anywhere (issue text, base repository), a warning says so: the agent cannot know it.
+  cannot read anywhere (issue text, base repository), a warning says so: the agent cannot know it;
+  so does a listed call check that expects an exception the reference adds to a function and that
+  neither the function's docstring nor the issue text names (`stated_raises`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from rlvr.core.types import Task
 from rlvr.core.validation import TaskProof, ValidationReport
 from rlvr.graders.repo.grader import ReferenceFault, RepoGrader
 from rlvr.graders.repo.runner import ops_job
+from rlvr.graders.repo.stated_raises import unstated_raise_warnings
 
 NOOP = "no-op"
 TEXT_WORD = re.compile(r"[A-Za-z]{4,}")
@@ -100,7 +103,13 @@ def _invisible_text(grader: RepoGrader, task: Task) -> list[str]:
                 f"hidden check {index + 1} ({scenario.get('kind')} {scenario.get('target')}) expects text the "
                 f"agent cannot read anywhere: {', '.join(sorted(words)[:5])}"
             )
-    return found[:MAX_WARNINGS_PER_TASK]
+    found += unstated_raise_warnings(
+        task.prompt,
+        task.hidden["base"],
+        task.hidden["reference"],
+        [(i + 1, scenario, checks.expected[i]) for i, scenario in enumerate(checks.scenarios)],
+    )
+    return found[: MAX_WARNINGS_PER_TASK * 2]
 
 
 def _state_digest(files: dict[str, str]) -> str:

@@ -15,6 +15,11 @@ this derives a few more sequences:
   existing keys are deleted and updated, two entities interleave), its other arguments by a value
   another step passes for the same parameter;
 - **a touched method in every sequence** (the method the task is about), last and at one other place;
+- **several results and boundary coincidences**: the origin's first two steps (what makes the
+  entities) in reverse order followed at once by each touched step, so a listing reads every entity
+  (an order "by name" that insertion order already had shows); and the origin up to a step that
+  stores a range (two adjacent increasing numbers), then a touched step whose range ends exactly
+  where the stored one starts or starts where it ends (`coincidences`: where `<` and `<=` differ);
 - seeded by the target's name: the same task always derives the same sequences, within
   `MAX_SEQUENCES` per task (`MAX_PER_TARGET` per target) of at most `MAX_STEPS` steps.
 
@@ -34,8 +39,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-MAX_SEQUENCES = 24  # per task
-MAX_PER_TARGET = 12  # per class or script target
+MAX_SEQUENCES = 28  # per task
+MAX_PER_TARGET = 16  # per class or script target
 MAX_STEPS = 8
 MIN_STEPS = 4
 OBJECT_SEQUENCE = "object-sequence"
@@ -263,9 +268,66 @@ def paired_sequences(pool: StepPool, origins: list[Steps]) -> list[tuple[int, St
     scaled = [[(m, [scaled_amount(a) for a in args]) for m, args in origin[:MAX_STEPS]]]
     scaled = [steps for steps in scaled if steps != origin[:MAX_STEPS]]
     reversed_ = [steps for steps in [reversed_amounts(origin[:MAX_STEPS])] if steps != origin[:MAX_STEPS]]
+    # the entities made in another order and read at once, while every one of them is still a result
+    several = (
+        [[*prefix[::-1], _template(pool, r)] for r in pool.required] if len(prefix) == PREFIX_STEPS else []
+    )
+    coincident = [(i, steps) for i, steps in coincidences(pool, origins) if steps not in several]
     # the first pair first (the touched method after the step most likely to matter), then the rest
-    firsts = paired[:1] + swapped + reversed_ + scaled + interleaved[:1]
-    return [(number, steps) for steps in firsts + paired[1:] + interleaved[1:]]
+    firsts = paired[:1] + swapped + several[:1] + reversed_ + scaled + interleaved[:1]
+    return (
+        [(number, steps) for steps in firsts]
+        + coincident
+        + [(number, steps) for steps in several[1:] + paired[1:] + interleaved[1:]]
+    )
+
+
+def _template(pool: StepPool, method: str) -> tuple[str, list[Any]]:
+    return next(t for t in pool.templates if t[0] == method)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _ordered_pairs(args: list[Any]) -> list[int]:
+    """Positions i where arguments i and i + 1 are numbers in increasing order (a start and its end)."""
+    return [
+        i for i in range(len(args) - 1) if _number(args[i]) and _number(args[i + 1]) and args[i] < args[i + 1]
+    ]
+
+
+MAX_COINCIDENCES = 4  # per target
+
+
+def coincidences(pool: StepPool, origins: list[Steps]) -> list[tuple[int, Steps]]:
+    """(origin index, steps): an origin's steps up to one that stores a range (two adjacent numbers in
+    increasing order: a stay from 1 to 4), then a touched step whose range has its width but ends
+    exactly where the stored one starts, or starts where it ends (free from 0 to 1, from 4 to 5): the
+    boundary coincidence that independently drawn values never hit, where `<` and `<=` differ. At
+    most MAX_COINCIDENCES, ending-where-it-starts first, spread over the stored ranges."""
+    rows: list[list[tuple[int, Steps]]] = [[], []]
+    for number, origin in enumerate(origins):
+        for position, (method, args) in enumerate(origin[: MAX_STEPS - 1]):
+            if method in pool.required or not _ordered_pairs(args):
+                continue
+            stored = _ordered_pairs(args)[0]
+            start, end = args[stored], args[stored + 1]
+            for required in pool.required:
+                touched, wanted = _template(pool, required)
+                pairs = _ordered_pairs(wanted)
+                if not pairs:
+                    continue
+                at = pairs[0]
+                width = wanted[at + 1] - wanted[at]
+                for side, (low, high) in enumerate(((start - width, start), (end, end + width))):
+                    step = (touched, [*wanted[:at], low, high, *wanted[at + 2 :]])
+                    rows[side].append((number, [*origin[: position + 1], step]))
+    out: list[tuple[int, Steps]] = []
+    for candidate in itertools.chain.from_iterable(itertools.zip_longest(*rows)):
+        if candidate is not None and candidate not in out:
+            out.append(candidate)
+    return out[:MAX_COINCIDENCES]
 
 
 def _amount(value: Any) -> bool:

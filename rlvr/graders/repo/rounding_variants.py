@@ -15,7 +15,7 @@ import ast
 import re
 from typing import Any
 
-from rlvr.graders.repo.source_modules import package_modules
+from rlvr.graders.repo.source_modules import package_functions
 
 MAX_ROUNDING_CALLS = 6  # per task
 WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -39,19 +39,7 @@ def rounded_functions(base: dict[str, str], reference: dict[str, str]) -> dict[s
     """{"module:function": places} for every top-level function (or method, "module:Class.method")
     the reference defines differently from the base whose base docstring states a rounding."""
 
-    def definitions(files: dict[str, str]) -> dict[str, ast.FunctionDef]:
-        found: dict[str, ast.FunctionDef] = {}
-        for module, tree in package_modules(files):
-            for node in tree.body:
-                if isinstance(node, ast.FunctionDef):
-                    found[f"{module}:{node.name}"] = node
-                elif isinstance(node, ast.ClassDef):
-                    for item in node.body:
-                        if isinstance(item, ast.FunctionDef):
-                            found[f"{module}:{node.name}.{item.name}"] = item
-        return found
-
-    before, after = definitions(base), definitions(reference)
+    before, after = package_functions(base), package_functions(reference)
     out: dict[str, int] = {}
     for name, node in after.items():
         old = before.get(name)

@@ -42,3 +42,18 @@ def package_modules(files: dict[str, str]) -> Iterator[tuple[str, ast.Module]]:
             yield module, ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
+
+
+def package_functions(files: dict[str, str]) -> dict[str, ast.FunctionDef]:
+    """{"module:function" or "module:Class.method": its definition} of a state's package modules
+    (top-level functions and the methods of top-level classes)."""
+    found: dict[str, ast.FunctionDef] = {}
+    for module, tree in package_modules(files):
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                found[f"{module}:{node.name}"] = node
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef):
+                        found[f"{module}:{node.name}.{item.name}"] = item
+    return found

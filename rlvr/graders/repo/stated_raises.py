@@ -15,21 +15,7 @@ import ast
 import json
 from typing import Any
 
-from rlvr.graders.repo.source_modules import package_modules
-
-
-def _functions(files: dict[str, str]) -> dict[str, ast.FunctionDef]:
-    """{"module:function" or "module:Class.method": its definition} of a state's package modules."""
-    found: dict[str, ast.FunctionDef] = {}
-    for module, tree in package_modules(files):
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef):
-                found[f"{module}:{node.name}"] = node
-            elif isinstance(node, ast.ClassDef):
-                for item in node.body:
-                    if isinstance(item, ast.FunctionDef):
-                        found[f"{module}:{node.name}.{item.name}"] = item
-    return found
+from rlvr.graders.repo.source_modules import package_functions
 
 
 def _raised(function: ast.FunctionDef) -> list[str]:
@@ -50,7 +36,7 @@ def unstated_raises(base: dict[str, str], reference: dict[str, str], prompt: str
     """{target: exception names} where the reference's version of a function raises an exception by
     name that the base's version does not, and neither the base's docstring of it nor the issue
     text names that exception."""
-    before, after = _functions(base), _functions(reference)
+    before, after = package_functions(base), package_functions(reference)
     out: dict[str, list[str]] = {}
     for target, node in after.items():
         old = before.get(target)

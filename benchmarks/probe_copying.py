@@ -11,13 +11,21 @@ Runs the config's warm start (teacher episodes, tiny tokenizer and model, `[sft]
 - at the end, the greedy held-out pass rate of whole episodes through the env (as `rlvr train` reports it).
 
     python benchmarks/probe_copying.py --set run.seed=2 --set sft.packed=true [--every 600]
+
+`--saved DIR [DIR ...]` measures saved models instead (a run's `warm_start/`, no SFT): the copy rate per
+template on the held-out split and on `--trained N` of the training tasks the warm start learnt from -
+copying that fails on both is a skill not learnt, copying that fails only held out is memorised.
+
+    python benchmarks/probe_copying.py --saved /tmp/run/warm_start [--trained 264]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
+from collections import Counter
 from typing import Any
 
 import torch
@@ -28,6 +36,7 @@ from rlvr.trainer import model as models
 from rlvr.trainer import teachers
 from rlvr.trainer.agent import env_id_for, make_agent, stop_ids
 from rlvr.trainer.config import build_config
+from rlvr.trainer.curriculum import up_to_difficulty
 from rlvr.trainer.episodes import Episode, make_template
 from rlvr.trainer.grpo import make_run_grader, play, task_splits
 from rlvr.trainer.packing import PackedBatch, fit_rows, pack_episodes, packed_forward
@@ -49,9 +58,13 @@ def turn_spans(episode: Episode) -> list[tuple[int, int]]:
     return spans
 
 
-def copy_rate(model: Any, episodes: list[Episode], tokenizer: Any) -> float:
-    """Share of tool-call turns (a JSON list) reproduced exactly after their first token."""
-    hits = total = 0
+def copy_counts(
+    model: Any, episodes: list[Episode], tokenizer: Any, labels: list[str]
+) -> tuple[Counter[str], Counter[str]]:
+    """(hits, totals) by label (one per episode, e.g. its template) of tool-call turns (a JSON list)
+    reproduced exactly after their first token."""
+    hits: Counter[str] = Counter()
+    totals: Counter[str] = Counter()
     with torch.no_grad():
         for start in range(0, len(episodes), 32):
             chunk = episodes[start : start + 32]
@@ -64,10 +77,50 @@ def copy_rate(model: Any, episodes: list[Episode], tokenizer: Any) -> float:
                 for first, end in turn_spans(episode):
                     if not tokenizer.decode([tokens[first]]).startswith("["):
                         continue
-                    total += 1
+                    label = labels[start + index]
+                    totals[label] += 1
                     guess = predicted[row, offset + first : offset + end - 1].tolist()
-                    hits += guess == tokens[first + 1 : end]
-    return hits / max(total, 1)
+                    hits[label] += guess == tokens[first + 1 : end]
+    return hits, totals
+
+
+def copy_rate(model: Any, episodes: list[Episode], tokenizer: Any) -> float:
+    """Share of tool-call turns (a JSON list) reproduced exactly after their first token."""
+    hits, totals = copy_counts(model, episodes, tokenizer, [""] * len(episodes))
+    return hits[""] / max(totals[""], 1)
+
+
+def measure_saved(config: Any, directories: list[str], trained: int) -> list[dict[str, Any]]:
+    """Copy rate per template of each saved model on the held-out split and on `trained` of the
+    training tasks the warm start's teacher played (a seeded draw)."""
+    pack = load_pack(config.run.pack)
+    grader = make_run_grader(config, pack)
+    _, eval_tasks = task_splits(config, pack)
+    seen = up_to_difficulty(pack.tasks(config.run.train_split), config.sft.max_difficulty)
+    splits = {"held_out": eval_tasks, "trained": random.Random(0).sample(seen, min(trained, len(seen)))}
+    env = env_id_for(config, pack)
+    clean = {
+        name: teachers.teacher_transcripts(env, pack, grader, tasks, config.model.short_prompts)
+        for name, tasks in splits.items()
+    }
+    grader.close()
+    results = []
+    for directory in directories:
+        model, tokenizer = models.load_pretrained(directory)
+        model.eval()
+        template = make_template(tokenizer, config.model.template, stop_ids(config, tokenizer))
+        result: dict[str, Any] = {"model": directory}
+        for name, transcripts in clean.items():
+            episodes = [teachers.teacher_episode(template, tokenizer, t, h) for t, h in transcripts]
+            labels = [str(t.meta.get("template", "?")) for t, _ in transcripts]
+            hits, totals = copy_counts(model, episodes, tokenizer, labels)
+            result[name] = {
+                "copy_rate": round(sum(hits.values()) / max(sum(totals.values()), 1), 3),
+                "by_template": {k: f"{hits[k]}/{totals[k]}" for k in sorted(totals)},
+            }
+        print(json.dumps(result), flush=True)
+        results.append(result)
+    return results
 
 
 def locate(episodes: list[Episode]) -> tuple[dict[int, int], dict[int, int]]:
@@ -83,14 +136,22 @@ def locate(episodes: list[Episode]) -> tuple[dict[int, int], dict[int, int]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", default="configs/tool.toml")
     parser.add_argument("--set", action="append", default=[], dest="assignments")
     parser.add_argument("--every", type=int, default=600)
     parser.add_argument("--out", default="")
+    parser.add_argument("--saved", nargs="+", default=[], help="measure these saved models, no SFT")
+    parser.add_argument("--trained", type=int, default=264, help="training tasks measured with --saved")
     args = parser.parse_args()
     config = build_config(args.config, args.assignments)
     torch.set_num_threads(config.run.threads)
+    if args.saved:
+        results = measure_saved(config, args.saved, args.trained)
+        if args.out:
+            with open(args.out, "w") as handle:
+                json.dump(results, handle, indent=2)
+        return
     torch.manual_seed(config.run.seed)
     pack = load_pack(config.run.pack)
     grader = make_run_grader(config, pack)

@@ -45,6 +45,7 @@ class Captured:
     outcome: Any
     module: str
     tests: set[str] = field(default_factory=set)
+    lines: frozenset[tuple[str, int]] = frozenset()  # the package's (path, line)s its recorded call ran
 
 
 @dataclass
@@ -91,18 +92,31 @@ def _key(scenario: dict[str, Any]) -> str:
     return json.dumps(scenario, sort_keys=True)
 
 
-def read_trace(path: Path) -> dict[str, tuple[dict[str, Any], set[str], set[str]]]:
-    """{scenario key: (scenario, outcomes as canonical JSON, tests)} of one traced run."""
-    seen: dict[str, tuple[dict[str, Any], set[str], set[str]]] = {}
+@dataclass
+class Recorded:
+    """One scenario as a traced run saw it: its outcomes (canonical JSON), the tests that made the
+    call, and the package lines the recorded calls ran (when the run measured them)."""
+
+    scenario: dict[str, Any]
+    outcomes: set[str] = field(default_factory=set)
+    tests: set[str] = field(default_factory=set)
+    lines: set[tuple[str, int]] = field(default_factory=set)
+
+
+def read_trace(path: Path) -> dict[str, Recorded]:
+    """{scenario key: what one traced run recorded of it}."""
+    seen: dict[str, Recorded] = {}
     if not path.is_file():
         return seen
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
         key = _key(entry["scenario"])
-        scenario, outcomes, tests = seen.setdefault(key, (entry["scenario"], set(), set()))
-        outcomes.add(json.dumps(entry["outcome"], sort_keys=True))
+        recorded = seen.setdefault(key, Recorded(entry["scenario"]))
+        recorded.outcomes.add(json.dumps(entry["outcome"], sort_keys=True))
         if entry.get("test"):
-            tests.add(entry["test"])
+            recorded.tests.add(entry["test"])
+        for file, numbers in (entry.get("lines") or {}).items():
+            recorded.lines.update((str(file), int(number)) for number in numbers)
     return seen
 
 
@@ -155,7 +169,7 @@ def replay(
 
 
 def _sample(
-    first: dict[str, tuple[dict[str, Any], set[str], set[str]]],
+    first: dict[str, Recorded],
     dropped: Counter[str],
     rng: random.Random,
 ) -> list[tuple[str, dict[str, Any], set[str]]]:
@@ -163,11 +177,11 @@ def _sample(
     most a fair share per target (a package with few public functions gets more for each), shortest
     first, at most MAX_SCENARIOS."""
     stable = []
-    for key, (scenario, outcomes, tests) in first.items():
-        if len(outcomes) != 1:
+    for key, recorded in first.items():
+        if len(recorded.outcomes) != 1:
             dropped["different outcomes between recordings"] += 1
             continue
-        stable.append((key, scenario, tests))
+        stable.append((key, recorded.scenario, recorded.tests))
     rng.shuffle(stable)
     targets = {target_of(scenario) for _, scenario, _ in stable}
     cap = max(MIN_PER_TARGET, min(MAX_PER_TARGET, SCENARIO_SHARE // max(1, len(targets))))
@@ -227,7 +241,9 @@ def capture(
                 list(reversed(test_targets)),
                 deps,
                 timeout,
-                trace={"package": package, "out": str(outs[1])},
+                # the re-run also measures the lines each recorded call runs (the sampled calls
+                # are all made again here: a call missing from this run is dropped anyway)
+                trace={"package": package, "out": str(outs[1]), "cover": "1"},
                 deselect=deselect,
                 select=selection,
             )
@@ -241,12 +257,13 @@ def capture(
         if other is None:
             dropped["recorded in one run only (order-dependent or flaky)"] += 1
             continue
-        both = first[key][1] | other[1]
+        both = first[key].outcomes | other.outcomes
         if len(both) != 1:
             dropped["different outcomes between recordings"] += 1
             continue
         outcome = from_wire(json.loads(next(iter(both))))
-        chosen.append(Captured(scenario, outcome, module_of(target_of(scenario)), tests_of | other[2]))
+        module = module_of(target_of(scenario))
+        chosen.append(Captured(scenario, outcome, module, tests_of | other.tests, frozenset(other.lines)))
     began = time.monotonic()
     replayed = replay(sandbox, files, [c.scenario for c in chosen])
     seconds["capture: replay"] = time.monotonic() - began

@@ -1,0 +1,220 @@
+"""What capture records from a project's tests beyond plain calls: the package lines each recorded call
+runs (so bugs are injected where a hidden check reaches, and replayed with the scenarios that run the
+changed line), and objects a test gets from a factory (a classmethod such as `Version.parse`, or a
+module function returning an instance) with the methods it then calls on them. A small project written
+here; nothing is downloaded."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rlvr.mining.capture import Captured, capture
+from rlvr.mining.kinds import Candidate
+from rlvr.mining.miner import MineOptions, Miner
+from rlvr.mining.source import read_project
+from rlvr.sandbox import make_sandbox
+
+PROJECT = {
+    "pyproject.toml": """
+        [project]
+        name = "verpkg"
+        version = "0.1"
+        dependencies = []
+        """,
+    "verpkg/__init__.py": """
+        from verpkg.version import Version, parse_version, sign
+        """,
+    "verpkg/_digits.py": '''
+        def to_int(text):
+            """An int from decimal digits; ValueError otherwise."""
+            if not text.isdigit():
+                raise ValueError(text)
+            return int(text)
+
+
+        def never_called(text):
+            """No test reaches this."""
+            return text.strip() + "!"
+        ''',
+    "verpkg/version.py": '''
+        from verpkg._digits import to_int
+
+
+        def sign(value):
+            """-1, 0 or 1."""
+            if value < 0:
+                return -1
+            if value > 0:
+                return 1
+            return 0
+
+
+        class Version:
+            """A major.minor version."""
+
+            def __init__(self, major, minor):
+                self.major = major
+                self.minor = minor
+
+            @classmethod
+            def parse(cls, text):
+                """A Version from "major.minor"."""
+                major, minor = text.split(".")
+                return cls(to_int(major), to_int(minor))
+
+            @staticmethod
+            def is_valid(text):
+                """Is `text` a "major.minor" version?"""
+                parts = text.split(".")
+                return len(parts) == 2 and all(part.isdigit() for part in parts)
+
+            def bump_minor(self):
+                """The next minor version."""
+                return Version(self.major, self.minor + 1)
+
+            def as_tuple(self):
+                return [self.major, self.minor]
+
+
+        def parse_version(text):
+            """Version.parse, as a function."""
+            return Version.parse(text)
+        ''',
+    "tests/helpers.py": """
+        from verpkg import sign
+
+
+        def sign_of_minus_three():
+            return sign(-3)
+        """,
+    "tests/test_version.py": """
+        import pytest
+
+        from helpers import sign_of_minus_three
+        from verpkg import Version, parse_version, sign
+
+
+        def test_sign():
+            assert sign(5) == 1
+            assert sign(0) == 0
+            assert sign_of_minus_three() == -1
+
+
+        def test_parse():
+            version = Version.parse("1.2")
+            assert version.as_tuple() == [1, 2]
+            assert version.bump_minor().as_tuple() == [1, 3]
+            with pytest.raises(ValueError):
+                Version.parse("1.x")
+
+
+        def test_function_factory():
+            version = parse_version("3.4")
+            assert version.as_tuple() == [3, 4]
+
+
+        def test_is_valid():
+            assert Version.is_valid("1.2")
+            assert not Version.is_valid("1")
+        """,
+}
+
+
+def write(root: Path) -> Path:
+    for path, text in PROJECT.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(number for number, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("verpkg")
+    project = read_project(write(root / "src"), root / "work")
+    with make_sandbox("local", workers=1) as sandbox:
+        report = capture(
+            sandbox, project.files, project.files, "verpkg", project.tests, None, 300.0, deselect=[]
+        )
+    return project, report
+
+
+def test_classmethods_staticmethods_and_factory_objects_are_recorded(captured) -> None:
+    _, report = captured
+    scenarios = [c.scenario for c in report.scenarios]
+    # a classmethod is a call target of its own, and the object it returns is an object scenario
+    # whose steps are the methods the test called on it
+    assert {"kind": "call", "target": "verpkg.version:Version.parse", "args": ["1.x"]} in scenarios
+    parsed = [
+        c
+        for c in report.scenarios
+        if c.scenario.get("kind") == "object" and c.scenario["target"] == "verpkg.version:Version.parse"
+    ]
+    assert parsed and [m for m, _ in parsed[0].scenario["steps"]] == ["as_tuple", "bump_minor"]
+    assert parsed[0].outcome["steps"][0] == {"value": [1, 2]}
+    # a module function returning an object of the package starts one too
+    made = [
+        c
+        for c in report.scenarios
+        if c.scenario.get("kind") == "object" and c.scenario["target"] == "verpkg.version:parse_version"
+    ]
+    assert made and made[0].outcome["steps"] == [{"value": [3, 4]}]
+    assert {"kind": "call", "target": "verpkg.version:Version.is_valid", "args": ["1"]} in scenarios
+
+
+def test_calls_from_a_helper_module_beside_the_tests_are_recorded(captured) -> None:
+    _, report = captured
+    assert {"kind": "call", "target": "verpkg.version:sign", "args": [-3]} in [
+        c.scenario for c in report.scenarios
+    ]
+
+
+def test_each_scenario_carries_the_package_lines_its_call_ran(captured) -> None:
+    project, report = captured
+    version = project.files["verpkg/version.py"]
+    digits = project.files["verpkg/_digits.py"]
+    by_call = {
+        (c.scenario["target"], tuple(c.scenario.get("args", []))): c
+        for c in report.scenarios
+        if c.scenario.get("kind") == "call"
+    }
+    positive = by_call[("verpkg.version:sign", (5,))].lines
+    zero = by_call[("verpkg.version:sign", (0,))].lines
+    assert ("verpkg/version.py", line_of(version, "return 1")) in positive
+    assert ("verpkg/version.py", line_of(version, "return 0")) not in positive
+    assert ("verpkg/version.py", line_of(version, "return 0")) in zero
+    # a helper module's lines, run through the public function that calls it
+    failing = by_call[("verpkg.version:Version.parse", ("1.x",))].lines
+    assert ("verpkg/_digits.py", line_of(digits, "raise ValueError")) in failing
+    everything = {line for c in report.scenarios for line in c.lines}
+    assert all(path != "tests/test_version.py" for path, _ in everything)  # the package's lines only
+    assert ("verpkg/_digits.py", line_of(digits, 'return text.strip() + "!"')) not in everything
+
+
+def test_a_changed_line_is_tried_with_the_scenarios_that_run_it() -> None:
+    """A bug in a helper module no scenario targets is replayed with the scenarios (of other modules)
+    whose recorded calls ran the changed line, not skipped or sampled at random."""
+    runs = Captured(
+        {"kind": "call", "target": "pkg.api:parse", "args": ["1"]},
+        {"value": 1},
+        "pkg.api",
+        lines=frozenset({("pkg/_h.py", 3)}),
+    )
+    other = Captured(
+        {"kind": "call", "target": "pkg.api:size", "args": [[]]},
+        {"value": 0},
+        "pkg.api",
+        lines=frozenset({("pkg/api.py", 9)}),
+    )
+    helper_bug = Candidate(
+        "bug", {"pkg/_h.py": "..."}, ["pkg/_h.py:3: x"], function="pkg._h:to_int", lines=[("pkg/_h.py", 3)]
+    )
+    miner = Miner(MineOptions(progress=False))
+    assert miner._scenarios_for(helper_bug, {"pkg.api": [runs, other]}) == [runs]

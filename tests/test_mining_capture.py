@@ -78,6 +78,14 @@ PROJECT = {
             def as_tuple(self):
                 return [self.major, self.minor]
 
+            def __eq__(self, other):
+                if isinstance(other, str):
+                    other = Version.parse(other)
+                return self.as_tuple() == other.as_tuple()
+
+            def __str__(self):
+                return f"{self.major}.{self.minor}"
+
 
         def parse_version(text):
             """Version.parse, as a function."""
@@ -114,6 +122,13 @@ PROJECT = {
         def test_function_factory():
             version = parse_version("3.4")
             assert version.as_tuple() == [3, 4]
+
+
+        def test_operators():
+            version = Version(2, 5)
+            assert version == "2.5"
+            assert version == Version(2, 5)  # not data: not recorded, the steps stay plain
+            assert str(version) == "2.5"
 
 
         def test_is_valid():
@@ -167,6 +182,15 @@ def test_classmethods_staticmethods_and_factory_objects_are_recorded(captured) -
     ]
     assert made and made[0].outcome["steps"] == [{"value": [3, 4]}]
     assert {"kind": "call", "target": "verpkg.version:Version.is_valid", "args": ["1"]} in scenarios
+
+
+def test_comparisons_and_string_forms_are_steps(captured) -> None:
+    _, report = captured
+    built = [
+        c for c in report.scenarios if c.scenario.get("kind") == "object" and c.scenario["args"] == [2, 5]
+    ]
+    assert built and built[0].scenario["steps"] == [["__eq__", ["2.5"]], ["__str__", []]]
+    assert built[0].outcome["steps"] == [{"value": True}, {"value": "2.5"}]
 
 
 def test_calls_from_a_helper_module_beside_the_tests_are_recorded(captured) -> None:

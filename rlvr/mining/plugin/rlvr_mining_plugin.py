@@ -53,7 +53,11 @@ MAX_STEPS = 30
 MAX_ITEMS = 50
 MAX_RECORDS_PER_TEST = 300
 TEST_NAME = re.compile(r"^(test_.*|.*_test|test|conftest)\.py$")
-METHOD_DUNDERS = ("__len__", "__contains__", "__getitem__", "__bool__")
+# comparisons and string forms a test uses through operators (`v == "1.2.3"`, `str(v)`, `v < "2.0"`): they
+# leave the object as it was, so one with an argument that is not data (`v == other_version`) is just
+# not recorded, where any other such call makes the object's plain-data steps incomplete
+READ_ONLY_DUNDERS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__str__", "__repr__")
+METHOD_DUNDERS = ("__len__", "__contains__", "__getitem__", "__bool__", *READ_ONLY_DUNDERS)
 
 STATE: dict[str, Any] = {"test": None, "count": 0, "busy": False}
 OBJECTS: dict[int, Any] = {}  # id(obj) -> Tracked
@@ -552,6 +556,8 @@ def wrap_method(method: Any, name: str) -> Any:
     def traced(self: Any, *args: Any, **kwargs: Any) -> Any:
         entry = OBJECTS.get(id(self))
         if entry is None or entry.obj is not self or STATE["busy"] or not _is_test_frame(1):
+            return method(self, *args, **kwargs)
+        if name in READ_ONLY_DUNDERS and not (_frozen(args, kwargs) and entry.scenario is not None):
             return method(self, *args, **kwargs)
         if entry.spec is not None:  # the adapter's steps, kept beside the plain-data ones
             step = _spec(name, args, kwargs) if len(entry.spec.setdefault("steps", [])) < MAX_STEPS else None

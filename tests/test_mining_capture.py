@@ -242,3 +242,25 @@ def test_a_changed_line_is_tried_with_the_scenarios_that_run_it() -> None:
     )
     miner = Miner(MineOptions(progress=False))
     assert miner._scenarios_for(helper_bug, {"pkg.api": [runs, other]}) == [runs]
+
+
+def test_the_suite_plugin_does_not_import_the_rlvr_package() -> None:
+    """The plugin is loaded into every pytest run of the project (each candidate's check too):
+    importing `rlvr` there would add gymnasium and numpy to each run's start-up."""
+    import subprocess
+    import sys
+
+    from rlvr.mining.environment import PLUGIN_DIR, RLVR_ROOT
+
+    code = (
+        "import sys, rlvr_mining_plugin; print(sorted(m for m in sys.modules if m.split('.')[0] == 'rlvr'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={"PYTHONPATH": f"{PLUGIN_DIR}:{RLVR_ROOT}", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "[]"

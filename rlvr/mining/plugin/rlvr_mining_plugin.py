@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import importlib.util
 import json
 import math
 import os
@@ -38,8 +39,21 @@ from typing import Any
 
 import pytest
 
-from rlvr.mining import replay
-from rlvr.mining.replay import ADAPTER_TARGET
+
+def _standalone(name: str, path: Path) -> types.ModuleType:
+    """A standard-library-only module of rlvr loaded from its file: importing it as `rlvr.…` would
+    import the `rlvr` package (gymnasium, numpy: seconds) into every suite run of the project."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+replay = _standalone("_rlvr_mining_replay", Path(__file__).resolve().parents[1] / "replay.py")
+codec = _standalone("_rlvr_mining_codec", Path(__file__).resolve().parents[2] / "core" / "codec.py")
+ADAPTER_TARGET = replay.ADAPTER_TARGET
 
 REPORT = os.environ.get("RLVR_MINE_REPORT")
 TRACE_OUT = os.environ.get("RLVR_TRACE_OUT")
@@ -357,14 +371,12 @@ def _emit(
 ) -> None:
     if STATE["count"] >= MAX_RECORDS_PER_TEST:
         return
-    from rlvr.core.codec import CodecError, to_wire
-
-    entry = {"test": STATE["test"], "scenario": scenario, "outcome": to_wire(outcome)}
+    entry = {"test": STATE["test"], "scenario": scenario, "outcome": codec.to_wire(outcome)}
     if lines:
         entry["lines"] = _lines_field(lines)
     try:
         line = json.dumps(entry, sort_keys=True)
-    except (CodecError, TypeError, ValueError, RecursionError):
+    except (codec.CodecError, TypeError, ValueError, RecursionError):
         return
     if line in SEEN:
         return

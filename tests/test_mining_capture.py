@@ -264,3 +264,26 @@ def test_the_suite_plugin_does_not_import_the_rlvr_package() -> None:
         timeout=120,
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_suite_runs_do_not_rewrite_assertions(tmp_path: Path) -> None:
+    """Every mine-time pytest run (the reference suite, capture, each candidate's check) uses plain
+    asserts: rewriting recompiles the test files on each run, and the outcome is the same."""
+    from rlvr.mining.environment import run_suite
+
+    files = {
+        "pkg/__init__.py": "",
+        "tests/test_plain.py": (
+            "def test_plain():\n"
+            "    assert '@py_builtins' not in test_plain.__code__.co_names\n"
+            "    assert 1 + 1 == 2\n"
+            "\n"
+            "def test_fails():\n"
+            "    assert [1] == [2]\n"
+        ),
+    }
+    run = run_suite(files, ["tests/test_plain.py"], None, 120.0)
+    assert run.outcomes == {
+        "tests/test_plain.py::test_plain": "passed",
+        "tests/test_plain.py::test_fails": "failed",
+    }

@@ -64,11 +64,16 @@ def _enclosing(tree: ast.Module, line: int) -> str | None:
     return None
 
 
-def bug_candidates(path: str, text: str, rng: random.Random, per_function: int = 3) -> list[Candidate]:
-    """Every mutation inside a function of the module, shuffled, at most `per_function` per function."""
+def bug_candidates(
+    path: str, text: str, rng: random.Random, per_function: int = 3, lines: set[int] | None = None
+) -> list[Candidate]:
+    """Every mutation inside a function of the module, shuffled, at most `per_function` per function;
+    with `lines`, only mutations on those lines (the ones some hidden scenario runs)."""
     tree = ast.parse(text)
     by_function: dict[str, list[Mutation]] = {}
     for mutation in find_mutations(path, text):
+        if lines is not None and mutation.line not in lines:
+            continue
         owner = _enclosing(tree, mutation.line)
         if owner is not None:
             by_function.setdefault(owner, []).append(mutation)

@@ -344,12 +344,11 @@ class Miner:
         ]
         for path in exercised:
             if "bug" in self.options.kinds or "multi" in self.options.kinds:
-                mutations = bug_candidates(path, files[path], self.rng, MAX_MUTATIONS_PER_FUNCTION)
-                if covered:
-                    reached = [c for c in mutations if any(line in covered for line in c.lines)]
-                    dropped["bug: on a line no captured scenario runs"] += len(mutations) - len(reached)
-                    mutations = reached
-                pools["bug"] += mutations
+                # the cap per function applies to the mutations on lines a scenario runs
+                reached = {line for file, line in covered if file == path} if covered else None
+                pools["bug"] += bug_candidates(
+                    path, files[path], self.rng, MAX_MUTATIONS_PER_FUNCTION, lines=reached
+                )
             if "feature" in self.options.kinds and module_name(path) in by_module:
                 pools["feature"] += [
                     c for c in feature_candidates(path, files[path], self.rng) if _exercised(c, by_module)

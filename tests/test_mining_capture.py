@@ -287,3 +287,28 @@ def test_suite_runs_do_not_rewrite_assertions(tmp_path: Path) -> None:
         "tests/test_plain.py::test_plain": "passed",
         "tests/test_plain.py::test_fails": "failed",
     }
+
+
+def test_the_mutation_cap_per_function_counts_only_lines_a_scenario_runs() -> None:
+    """With one mutation allowed per function, the one chosen is on a line a hidden scenario runs
+    (capping first and filtering after left most run-reached functions with no candidate)."""
+    import random
+
+    from rlvr.mining.kinds import bug_candidates
+
+    text = textwrap.dedent(
+        """
+        def grade(score):
+            if score > 90:
+                return "A"
+            if score > 80:
+                return "B"
+            if score > 70:
+                return "C"
+            return "F"
+        """
+    ).lstrip("\n")
+    run = {line_of(text, 'return "B"'), line_of(text, "if score > 80")}
+    for seed in range(5):
+        chosen = bug_candidates("pkg/grades.py", text, random.Random(seed), per_function=1, lines=run)
+        assert len(chosen) == 1 and chosen[0].lines[0][1] in run

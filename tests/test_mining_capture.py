@@ -312,3 +312,27 @@ def test_the_mutation_cap_per_function_counts_only_lines_a_scenario_runs() -> No
     for seed in range(5):
         chosen = bug_candidates("pkg/grades.py", text, random.Random(seed), per_function=1, lines=run)
         assert len(chosen) == 1 and chosen[0].lines[0][1] in run
+
+
+def test_a_default_value_of_a_function_that_ran_is_reached() -> None:
+    """A mutation of a default argument (on the `def` line, which a line tracer never reports during
+    a call) is kept when the function's body ran; not when it did not."""
+    import random
+
+    from rlvr.mining.kinds import bug_candidates
+
+    text = textwrap.dedent(
+        """
+        def join(words, separator="-", limit=3):
+            return separator.join(words[:limit])
+
+
+        def unused(words, limit=3):
+            return words[:limit]
+        """
+    ).lstrip("\n")
+    body = {line_of(text, "return separator")}
+    chosen = bug_candidates("pkg/words.py", text, random.Random(0), per_function=12, lines=body)
+    header = line_of(text, "def join")
+    assert any(c.lines[0][1] == header for c in chosen)
+    assert all(c.function == "pkg.words:join" for c in chosen)

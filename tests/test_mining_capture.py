@@ -43,6 +43,13 @@ PROJECT = {
         from verpkg._digits import to_int
 
 
+        def _separator(kind):
+            return "." if kind == "dotted" else "-"
+
+
+        SEPARATOR = _separator("dotted")  # run at import
+
+
         def sign(value):
             """-1, 0 or 1."""
             if value < 0:
@@ -336,3 +343,9 @@ def test_a_default_value_of_a_function_that_ran_is_reached() -> None:
     header = line_of(text, "def join")
     assert any(c.lines[0][1] == header for c in chosen)
     assert all(c.function == "pkg.words:join" for c in chosen)
+
+
+def test_lines_run_at_import_are_measured(captured) -> None:
+    project, report = captured
+    version = project.files["verpkg/version.py"]
+    assert ("verpkg/version.py", line_of(version, 'return "." if kind')) in report.import_lines

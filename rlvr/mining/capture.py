@@ -57,6 +57,7 @@ class CaptureReport:
     seconds: dict[str, float] = field(default_factory=dict)
     """Calls like the captured ones with one argument nudged, answered by the reference: hidden
     checks no visible test shows, so a candidate that special-cases the tests' inputs fails them."""
+    import_lines: set[tuple[str, int]] = field(default_factory=set)  # run as the package was imported
 
 
 def _nudged(value: Any) -> list[Any]:
@@ -110,6 +111,8 @@ def read_trace(path: Path) -> dict[str, Recorded]:
         return seen
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
+        if "scenario" not in entry:
+            continue
         key = _key(entry["scenario"])
         recorded = seen.setdefault(key, Recorded(entry["scenario"]))
         recorded.outcomes.add(json.dumps(entry["outcome"], sort_keys=True))
@@ -166,6 +169,17 @@ def replay(
         got = [o.value if o is not None and o.ok else None for o in result.outcomes[1:]]
         outcomes += got + [None] * (len(chunk) - len(got))
     return outcomes
+
+
+def read_import_lines(path: Path) -> set[tuple[str, int]]:
+    """The package lines a traced run saw executed while the package was imported."""
+    lines: set[tuple[str, int]] = set()
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            for file, numbers in (entry.get("import_lines") or {}).items():
+                lines.update((str(file), int(number)) for number in numbers)
+    return lines
 
 
 def _sample(
@@ -249,6 +263,7 @@ def capture(
             )
         )
         second = read_trace(outs[1])
+        import_lines = read_import_lines(outs[1])
         seconds["capture: re-run of the sampled calls' tests"] = time.monotonic() - began
         seconds["capture: tests re-run (count)"] = len(tests)
     chosen: list[Captured] = []
@@ -299,7 +314,7 @@ def capture(
         item.outcome = first_answer
         extra.append(item)
     seconds["capture: variants"] = time.monotonic() - began
-    return CaptureReport(kept, dropped, runs, extra, seconds)
+    return CaptureReport(kept, dropped, runs, extra, seconds, import_lines)
 
 
 def _refused(outcome: Any) -> bool:

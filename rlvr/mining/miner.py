@@ -297,7 +297,14 @@ class Miner:
         prover = TaskProver(out, self.sandbox, self.options.noop_limit) if self.options.verify else None
         try:
             lines, dropped = self._candidates(
-                project, by_module, variants_by_module, deps, failing, summary.project, prover
+                project,
+                by_module,
+                variants_by_module,
+                deps,
+                failing,
+                summary.project,
+                prover,
+                captured.import_lines,
             )
         finally:
             if prover is not None:
@@ -324,6 +331,7 @@ class Miner:
         failing: list[str],
         name: str,
         prover: TaskProver | None,
+        import_lines: set[tuple[str, int]] | None = None,
     ) -> tuple[list[dict[str, Any]], Counter[str]]:
         """Task lines, each found (`_try`) then proved (`prover`, when verifying) before the next is
         tried; the kind furthest behind its quota goes next, and a kind with no candidate left hands
@@ -338,6 +346,8 @@ class Miner:
         # elsewhere no hidden check could see, and a helper module no scenario targets is reached
         # through the functions that call it
         covered = {line for scenarios in by_module.values() for c in scenarios for line in c.lines}
+        if covered:  # code run at import (rule tables built by the package's own functions) too
+            covered |= import_lines or set()
         covered_paths = {path for path, _ in covered}
         exercised = [
             path for path in project.modules() if module_name(path) in by_module or path in covered_paths

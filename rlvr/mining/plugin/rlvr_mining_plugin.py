@@ -623,18 +623,29 @@ def install(package_name: str) -> None:
     driver = Path(DRIVER or "")
     exec(compile(driver.read_text(encoding="utf-8"), str(driver), "exec"), namespace)
     PLAIN.append(namespace["plain"])
-    package = __import__(package_name)
-    location = list(getattr(package, "__path__", []))[:1] or [getattr(package, "__file__", None)]
-    if location[0]:
-        PACKAGE_ROOT.append(os.path.abspath(location[0]))
-    for info in pkgutil.walk_packages(getattr(package, "__path__", []), package_name + "."):
-        parts = info.name.split(".")
-        if any(part in ("tests", "test", "testing") or part.startswith("test_") for part in parts):
-            continue
-        try:
-            __import__(info.name)
-        except BaseException:  # noqa: BLE001, S112 - a module that does not import here is not traced
-            continue
+    spec = importlib.util.find_spec(package_name)
+    location = None
+    if spec is not None:
+        location = next(iter(spec.submodule_search_locations or []), None) or spec.origin
+    if location:
+        PACKAGE_ROOT.append(os.path.abspath(location))
+    # the lines the package runs as it is imported (tables and rules built by calling its own
+    # functions at import): a bug there changes what every scenario sees
+    started = _begin_cover()
+    try:
+        package = __import__(package_name)
+        for info in pkgutil.walk_packages(getattr(package, "__path__", []), package_name + "."):
+            parts = info.name.split(".")
+            if any(part in ("tests", "test", "testing") or part.startswith("test_") for part in parts):
+                continue
+            try:
+                __import__(info.name)
+            except BaseException:  # noqa: BLE001, S112 - a module that does not import here is not traced
+                continue
+    finally:
+        at_import = _end_cover(started)
+    if at_import:
+        BUFFER.append(json.dumps({"import_lines": _lines_field(at_import)}, sort_keys=True))
     modules = [
         m for n, m in list(sys.modules.items()) if n == package_name or n.startswith(package_name + ".")
     ]

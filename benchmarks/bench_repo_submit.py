@@ -26,6 +26,7 @@ from typing import Any
 import rlvr  # noqa: F401 - registers the packs
 from rlvr.core.types import Task
 from rlvr.graders.base import make_grader
+from rlvr.graders.repo.grader import RepoGrader
 from rlvr.task_packs.registry import load_pack
 
 KINDS = ("reference", "noop", "wrong")
@@ -69,14 +70,15 @@ def measure(pack_name: str, count: int, options: dict[str, Any]) -> dict[str, An
     flags: dict[str, list[list[str]]] = {kind: [] for kind in KINDS}
     setup: list[float] = []
     with make_grader(pack, jobs=2, **options) as grader:
+        assert isinstance(grader, RepoGrader)
         for index, task in enumerate(tasks):
             started = time.perf_counter()
-            grader.checks(task)  # type: ignore[attr-defined]
-            grader.type_checker.check(task.hidden["base"])  # type: ignore[attr-defined]
+            grader.checks(task)
+            grader.type_checker.check(task.hidden["base"])
             setup.append(time.perf_counter() - started)
             for kind, files in states(task, index).items():
                 started = time.perf_counter()
-                verdict = grader.grade_state(task, files)  # type: ignore[attr-defined]
+                verdict = grader.grade_state(task, files)
                 times[kind].append(time.perf_counter() - started)
                 rewards[kind].append(verdict.reward)
                 visible[kind].append(verdict.visible_passed)

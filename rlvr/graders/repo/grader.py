@@ -18,6 +18,14 @@ as plain data beside the outcomes). A scenario whose outcome differs from the re
 otherwise its counts are banded with the single-function rule (`rlvr.graders.code.perf.ops_score`: full
 credit up to 2x the reference's count, then allowance / candidate), and the perf component is the mean
 over the scenarios. Tasks without perf scenarios give perf no weight (their rewards are unchanged).
+
+Visible tests (the repository's own, never rewarded: they run in the candidate's process): their
+outcome is only `Verdict.visible_passed` and the `special_cases_visible` flag (a state that fails the
+hidden checks, changes files, passes the visible tests the base state fails). `RepoOptions.visible_tests`
+says when a submit runs them: "flag" (default) exactly when that flag can fire, in a second child after
+the hidden checks; "always" on every submit; "never". Only the test files the change can affect run;
+the others' outcomes are the base state's, and a mined pack's recorded failing tests are left out
+(see visible_tests.py).
 """
 
 from __future__ import annotations

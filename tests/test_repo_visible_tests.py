@@ -154,3 +154,27 @@ def test_a_failure_message_ending_in_passed_is_not_a_pass() -> None:
     assert visible_outcome(lines, frozenset(), need_a_pass=True) is False
     assert visible_outcome(lines, frozenset({"tests/test_a.py::test_y"}), need_a_pass=True) is True
     assert visible_outcome(lines[1:], frozenset({"tests/test_a.py::test_y"}), need_a_pass=False) is None
+
+
+def test_unittest_cases_run_with_their_set_up_and_skips() -> None:
+    """Real projects' unittest.TestCase classes: setUp (and setUpClass) run around each method, a skip is
+    SKIPPED, not a failure; before, the methods were called bare (66 of boltons' tests failed so)."""
+    unit_tests = (
+        "import unittest\n\nfrom ledger.money import split_evenly\n\n\n"
+        "class TestSplit(unittest.TestCase):\n"
+        "    @classmethod\n    def setUpClass(cls):\n        cls.total = 100\n\n"
+        "    def setUp(self):\n        self.parts = 3\n\n"
+        "    def test_sums(self):\n        self.assertEqual(sum(split_evenly(self.total, self.parts)), 100)\n\n"
+        "    def test_wrong(self):\n        self.assertEqual(split_evenly(self.total, self.parts), [1])\n\n"
+        '    @unittest.skip("not here")\n    def test_skipped(self):\n        raise AssertionError\n'
+    )
+    files = SPLIT.hidden["reference"] | {"tests/test_unit.py": unit_tests}
+    with make_grader(PACK, jobs=1, types=False) as built:
+        assert isinstance(built, RepoGrader)
+        result = built.run(files, [("tests", {"paths": ["tests/test_unit.py"]})])
+    lines = result.outcomes[1].value["lines"]
+    assert lines[0] == "tests/test_unit.py::TestSplit::test_skipped SKIPPED"
+    assert lines[1] == "tests/test_unit.py::TestSplit::test_sums PASSED"
+    assert lines[2].startswith("tests/test_unit.py::TestSplit::test_wrong FAILED: UnittestFailure")
+    assert visible_outcome(lines, frozenset(), need_a_pass=True) is False
+    assert visible_outcome(lines[:2], frozenset(), need_a_pass=True) is True

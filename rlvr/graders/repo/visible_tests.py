@@ -159,8 +159,13 @@ def _passed(line: str) -> bool:
     return line == f"{line_id(line)} PASSED"
 
 
+def _not_failed(line: str) -> bool:
+    """PASSED, or SKIPPED (a unittest case that skipped itself)."""
+    return _passed(line) or line == f"{line_id(line)} SKIPPED"
+
+
 def _passes(line: str, known_failing: frozenset[str]) -> bool:
-    return _passed(line) or line_id(line) in known_failing
+    return _not_failed(line) or line_id(line) in known_failing
 
 
 def merged_lines(base_lines: Sequence[str], run: Sequence[str], ran: Iterable[str] | None) -> list[str]:
@@ -173,12 +178,12 @@ def merged_lines(base_lines: Sequence[str], run: Sequence[str], ran: Iterable[st
 
 
 def visible_outcome(lines: Sequence[str], known_failing: frozenset[str], *, need_a_pass: bool) -> bool | None:
-    """Whether the visible tests pass: every line outside `known_failing` PASSED. None when nothing was
+    """Whether the visible tests pass: every line outside `known_failing` PASSED (or SKIPPED). None when nothing was
     measured: no such line at all, or (`need_a_pass`, as for a candidate) none of them passed."""
     measured = [line for line in lines if line_id(line) not in known_failing]
     if not measured or (need_a_pass and not any(_passed(line) for line in measured)):
         return None
-    return all(_passed(line) for line in measured)
+    return all(_not_failed(line) for line in measured)
 
 
 def known_failing(hidden: Mapping[str, Any]) -> frozenset[str]:

@@ -154,6 +154,11 @@ def test_a_failure_message_ending_in_passed_is_not_a_pass() -> None:
     assert visible_outcome(lines, frozenset(), need_a_pass=True) is False
     assert visible_outcome(lines, frozenset({"tests/test_a.py::test_y"}), need_a_pass=True) is True
     assert visible_outcome(lines[1:], frozenset({"tests/test_a.py::test_y"}), need_a_pass=False) is None
+    # a file (or class) recorded as failing covers its tests, e.g. once a better runner imports it
+    assert visible_outcome(lines, frozenset({"tests/test_a.py"}), need_a_pass=False) is None
+    assert visible_outcome(
+        lines + ["tests/test_b.py::T::test_z PASSED"], frozenset({"tests/test_a.py"}), need_a_pass=True
+    )
 
 
 def test_unittest_cases_run_with_their_set_up_and_skips() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 import rlvr  # noqa: F401  (registers the packs)
 from rlvr.graders.base import make_grader
+from rlvr.graders.options import OptionsError
 from rlvr.graders.repo.grader import RepoGrader
 from rlvr.graders.repo.visible_tests import affected_test_files, visible_outcome
 from rlvr.sandbox import ExecResult, Job
@@ -177,9 +178,16 @@ def test_unittest_cases_run_with_their_set_up_and_skips() -> None:
     with make_grader(PACK, jobs=1, types=False) as built:
         assert isinstance(built, RepoGrader)
         result = built.run(files, [("tests", {"paths": ["tests/test_unit.py"]})])
-    lines = result.outcomes[1].value["lines"]
+    outcome = result.outcomes[1]
+    assert outcome is not None and outcome.ok
+    lines = outcome.value["lines"]
     assert lines[0] == "tests/test_unit.py::TestSplit::test_skipped SKIPPED"
     assert lines[1] == "tests/test_unit.py::TestSplit::test_sums PASSED"
     assert lines[2].startswith("tests/test_unit.py::TestSplit::test_wrong FAILED: UnittestFailure")
     assert visible_outcome(lines, frozenset(), need_a_pass=True) is False
     assert visible_outcome(lines[:2], frozenset(), need_a_pass=True) is True
+
+
+def test_the_setting_is_checked() -> None:
+    with pytest.raises(OptionsError, match="visible_tests"):
+        make_grader(PACK, jobs=1, types=False, visible_tests="sometimes")

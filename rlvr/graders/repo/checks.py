@@ -108,10 +108,17 @@ from rlvr.graders.repo.domain_variants import (
     swapped_arguments,
     unknown_reference_variants,
 )
+from rlvr.graders.repo.invisible_messages import loosened
+from rlvr.graders.repo.literal_variants import (
+    nested_brackets,
+    prefixed_keys,
+    token_case_variants,
+    word_variants,
+)
 from rlvr.graders.repo.rounding_variants import rounding_checks
 from rlvr.graders.repo.runner import same_value
 from rlvr.graders.repo.sequences import sequence_checks, sequence_kept
-from rlvr.graders.repo.source_modules import is_test_path, module_of, package_modules
+from rlvr.graders.repo.source_modules import is_test_path, module_of, package_functions, package_modules
 
 MAX_DERIVED_CHECKS = 300
 Item = TypeVar("Item")
@@ -378,11 +385,30 @@ def fed_calls(
     return checks
 
 
+def fresh_object_checks(scenarios: list[dict[str, Any]], reference: dict[str, str]) -> list[dict[str, Any]]:
+    """Each listed object scenario whose target is a function of the reference (a factory, not a
+    class), once per target, marked so the sandbox also reports whether a second call of the factory
+    returns another object: a factory handing out one shared instance lets a caller's change to
+    its object show in every later one. Compared only where the reference's objects are fresh
+    (`kept_by_reference`)."""
+    functions = package_functions(reference)
+    out: dict[str, dict[str, Any]] = {}
+    for s in scenarios:
+        target = str(s.get("target"))
+        if s.get("kind") == "object" and not s.get("derived") and target in functions and target not in out:
+            out[target] = {**s, "fresh": True, "derived": "object-fresh"}
+    return list(out.values())
+
+
 def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     argv = list(scenario.get("argv") or [])
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]
     if argv:
         variants.append(argv[:-1])
+    # each literal word cut short and extended: an alias, a prefix or containment test
+    for index, value in enumerate(argv):
+        if isinstance(value, str):
+            variants += [argv[:index] + [v] + argv[index + 1 :] for v in word_variants(value)]
     for index, value in enumerate(argv):  # each word upper-cased and space-padded: normalisation
         if isinstance(value, str) and value and not value.startswith("-"):
             texts = _text_variants(value) + number_like_variants(value)
@@ -414,12 +440,20 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
     truncated: list[list[Any]] = []
     varied: list[list[Any]] = []
     alone: list[list[Any]] = []
+    renamed: list[list[Any]] = []
     heads: list[str] = []
     for position, command in enumerate(script):
         if isinstance(command, list) and command and json.dumps(command[0]) not in heads:
             heads.append(json.dumps(command[0]))
             truncated.append([command[:-1]])
             alone.append([command])
+            head = command[0]
+            if isinstance(head, str):  # its verb in another case, cut short, extended, in place
+                renamed += [
+                    [*script[:position], [text, *command[1:]], *script[position + 1 :]]
+                    for text in [head.upper(), *word_variants(head)[:2]]
+                    if text != head
+                ]
             words = [i for i, word in enumerate(command) if i and isinstance(word, str) and word]
             if words:  # its last word varied in place, the rest of the script kept
                 i = words[-1]
@@ -429,7 +463,7 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
                 ]
         if len(heads) >= MAX_SCRIPT_STEPS:
             break
-    return truncated + varied + alone
+    return truncated + renamed + varied + alone
 
 
 def _value_variants(
@@ -445,6 +479,7 @@ def _value_variants(
             + number_like_variants(value)
             + structured_text_variants(value)
             + record_variants(value, vocabulary)
+            + nested_brackets(value)
             + _combined_text_variants(value)
         )
     if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
@@ -464,6 +499,7 @@ def _value_variants(
     if isinstance(value, dict):
         return (
             mapping_order_variants(value, ties)
+            + prefixed_keys(value)
             + inner_order_variants(value)
             + unknown_reference_variants(value)
         )
@@ -539,6 +575,15 @@ def _object_variants(
     boundaries (0, negated, one off, past a limit constant)."""
     steps = [list(step) for step in scenario.get("steps") or []]
     variants: list[dict[str, Any]] = []
+    # the object made from a string in another case or padded (a pattern, a name): normalisation
+    # the constructor adds shows in what it accepts and in what the steps then return
+    made = list(scenario.get("args") or [])
+    for index, value in enumerate(made):
+        if isinstance(value, str) and value:
+            variants += [
+                {**scenario, "args": [*made[:index], text, *made[index + 1 :]], "derived": "object-domain"}
+                for text in _text_variants(value) + token_case_variants(value)
+            ]
     # two string arguments swapped (a transfer's source and target), with its amounts at 1: a rule
     # of one side (its overdraft) reached by the calls the scenario already makes; raised or not
     for position, (method, args) in enumerate(steps):
@@ -631,6 +676,8 @@ def derived_checks(
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
     }
     ordered += [{**s, "repeat": 2, "derived": "call-twice"} for s in reversed(calls.values())]
+    # each factory called again: its second object must not be its first (no shared instance)
+    ordered += fresh_object_checks(scenarios, reference)
     listed = [s for s in scenarios if not s.get("generated")]
     per_target: dict[str, list[list[dict[str, Any]]]] = {}
     for s in listed:
@@ -757,11 +804,13 @@ def _relax(want: Any, got: Any, visible: frozenset[str], depth: int = 0) -> tupl
     return want, got
 
 
-def agrees(want: Any, got: Any, visible: frozenset[str]) -> bool:
-    """Does outcome `got` (None: did not finish) behave as the reference's `want`?"""
+def agrees(want: Any, got: Any, visible: frozenset[str], messages: tuple[re.Pattern[str], ...] = ()) -> bool:
+    """Does outcome `got` (None: did not finish) behave as the reference's `want`? A text that differs
+    only where `want` prints an exception message the agent cannot see (`messages`,
+    `invisible_messages`) counts as the same."""
     if got is None:
         return False
-    relaxed_want, relaxed_got = _relax(want, got, visible)
+    relaxed_want, relaxed_got = _relax(want, loosened(want, got, list(messages)), visible)
     return same_value(relaxed_want, relaxed_got)
 
 
@@ -859,6 +908,8 @@ def kept_by_reference(
             return False
     if not (check.get("derived") or check.get("generated")):
         return True
+    if check.get("fresh") and not (isinstance(value, dict) and value.get("fresh") == {"value": True}):
+        return False  # a factory whose objects the reference shares: not ours to judge
     if not sequence_kept(check, value):
         return False
     return _raises(value) or not outside_shown_domain(check, domains.get(str(check.get("target"))))
@@ -874,6 +925,7 @@ class TaskChecks:
     base_visible_passed: bool | None
     visible: frozenset[str]
     reference_denied: frozenset[str] = frozenset()  # operations the reference's or base's runs were refused
+    messages: tuple[re.Pattern[str], ...] = ()  # the reference's exception messages the agent cannot see
 
 
 def progress(checks: TaskChecks, matched: list[bool]) -> tuple[float, float]:

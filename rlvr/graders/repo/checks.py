@@ -55,6 +55,14 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
   rule over them all differ.
 - **A digit past a stated rounding** (`rounding_variants`): where a touched function's docstring says
   "rounded to N places", each listed call holding floats again with one more digit than N.
+- **Next to the literals** (`literal_variants`): every argv word and each script verb cut by its
+  last character and extended before and after (`stays` -> `stay`, `/health` -> `/healthx`: an
+  alias, a prefix or containment test), the verbs upper-cased too; a mapping's keys behind one more
+  prefix; a text's `[name]` lines with doubled brackets; an object made from a string with one word
+  at a time in the other case (a placeholder's name) and with the whole string upper-cased, lower-cased
+  and padded.
+- **Fresh objects** (`fresh_object_checks`): each object scenario whose target is a factory
+  function, also reporting whether a second call returns another object (no shared instance).
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
@@ -72,6 +80,11 @@ a repository class the agent can see, `exact_return_types`; order only inside li
 exception whose type name the agent cannot see (it appears neither in the issue text nor anywhere in
 the base repository) only has to be raised, of any type: the reference's exact exception is not a
 behaviour the agent was shown.
+
+A text that differs only where the reference prints an exception message the agent cannot see
+(`invisible_messages`: a message of the reference's code whose literal text neither the issue
+text nor the base repository holds) counts as the same: `error: {exc}` of a correct fix carries
+its own words.
 
 Scoring (`progress`): the checks the base state already passes are regression guards; only the checks
 it fails measure progress, so a no-op earns nothing for the many checks it already passes.
@@ -400,15 +413,60 @@ def fresh_object_checks(scenarios: list[dict[str, Any]], reference: dict[str, st
     return list(out.values())
 
 
+def literal_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each distinct literal word of the listed command lines (per target and position) cut short and
+    extended (`word_variants`) in the first command line holding it, and each distinct verb of a
+    script argument (a list of commands) upper-cased, cut short and extended in place in the first
+    script holding it: an alias kept, a prefix or containment test written for equality, a verb
+    matched in any case. Once per task, so the scenarios that repeat a word add nothing."""
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for s in scenarios:
+        if s.get("generated") or s.get("derived"):
+            continue
+        if s.get("kind") == "cli":
+            argv = list(s.get("argv") or [])
+            for index, word in enumerate(argv):
+                key = json.dumps([s.get("target"), index, word])
+                if not isinstance(word, str) or key in seen:
+                    continue
+                seen.add(key)
+                out += [
+                    {**s, "argv": [*argv[:index], v, *argv[index + 1 :]], "derived": "cli-domain"}
+                    for v in word_variants(word)
+                ]
+        elif s.get("kind") == "call":
+            args = list(s.get("args") or [])
+            for index, script in enumerate(args):
+                if not (isinstance(script, list) and script and all(isinstance(c, list) for c in script)):
+                    continue
+                for position, command in enumerate(script):
+                    verb = command[0] if command else None
+                    key = json.dumps([s.get("target"), index, verb])
+                    if not isinstance(verb, str) or key in seen:
+                        continue
+                    seen.add(key)
+                    texts = [t for t in [verb.upper(), *word_variants(verb)[:2]] if t != verb]
+                    out += [
+                        {
+                            **s,
+                            "args": [
+                                *args[:index],
+                                [*script[:position], [t, *command[1:]], *script[position + 1 :]],
+                                *args[index + 1 :],
+                            ],
+                            "derived": "call-domain",
+                        }
+                        for t in texts
+                    ]
+    return out
+
+
 def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     argv = list(scenario.get("argv") or [])
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]
     if argv:
         variants.append(argv[:-1])
-    # each literal word cut short and extended: an alias, a prefix or containment test
-    for index, value in enumerate(argv):
-        if isinstance(value, str):
-            variants += [argv[:index] + [v] + argv[index + 1 :] for v in word_variants(value)]
     for index, value in enumerate(argv):  # each word upper-cased and space-padded: normalisation
         if isinstance(value, str) and value and not value.startswith("-"):
             texts = _text_variants(value) + number_like_variants(value)
@@ -440,20 +498,12 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
     truncated: list[list[Any]] = []
     varied: list[list[Any]] = []
     alone: list[list[Any]] = []
-    renamed: list[list[Any]] = []
     heads: list[str] = []
     for position, command in enumerate(script):
         if isinstance(command, list) and command and json.dumps(command[0]) not in heads:
             heads.append(json.dumps(command[0]))
             truncated.append([command[:-1]])
             alone.append([command])
-            head = command[0]
-            if isinstance(head, str):  # its verb in another case, cut short, extended, in place
-                renamed += [
-                    [*script[:position], [text, *command[1:]], *script[position + 1 :]]
-                    for text in [head.upper(), *word_variants(head)[:2]]
-                    if text != head
-                ]
             words = [i for i, word in enumerate(command) if i and isinstance(word, str) and word]
             if words:  # its last word varied in place, the rest of the script kept
                 i = words[-1]
@@ -463,7 +513,7 @@ def _script_variants(script: list[Any]) -> list[list[Any]]:
                 ]
         if len(heads) >= MAX_SCRIPT_STEPS:
             break
-    return truncated + renamed + varied + alone
+    return truncated + varied + alone
 
 
 def _value_variants(
@@ -678,6 +728,8 @@ def derived_checks(
     ordered += [{**s, "repeat": 2, "derived": "call-twice"} for s in reversed(calls.values())]
     # each factory called again: its second object must not be its first (no shared instance)
     ordered += fresh_object_checks(scenarios, reference)
+    # the literal words of the command lines and the scripts' verbs cut short, extended, in capitals
+    ordered += literal_checks(scenarios)
     listed = [s for s in scenarios if not s.get("generated")]
     per_target: dict[str, list[list[dict[str, Any]]]] = {}
     for s in listed:

@@ -133,7 +133,7 @@ from rlvr.graders.repo.runner import same_value
 from rlvr.graders.repo.sequences import sequence_checks, sequence_kept
 from rlvr.graders.repo.source_modules import is_test_path, module_of, package_functions, package_modules
 
-MAX_DERIVED_CHECKS = 300
+MAX_DERIVED_CHECKS = 330
 Item = TypeVar("Item")
 UNKNOWN_FLAG = "--rlvr-unknown-option"
 EXTRA_ARGUMENT = "rlvr-extra-argument"

@@ -4,7 +4,8 @@ right fix whose exception message is its own where the reference's message is no
 
 Wrong fixes (each passed on the grader before these rules): a script verb matched in any case and
 a singular kept as an alias of it; a CLI command matched by its first letter and a singular kept as
-an alias; a literal path matched by prefix and by containment; a prefix filter over a mapping's keys
+an alias; a literal path matched by prefix and by containment; a call's literal argument matched
+by prefix; a prefix filter over a mapping's keys
 written as containment; a header's brackets stripped as a character set; a placeholder's name
 lower-cased in one part of a pattern; a factory handing out one shared object. Right fixes written
 otherwise (another message for an error nothing visible words) still pass.
@@ -102,6 +103,14 @@ def show(argv: list[str]) -> int:
     return 1 if shown == "missing" else 0
 
 
+KINDS = {{"bug": 1, "task": 2}}
+
+
+def kind_of(label: str) -> int:
+    """The number of a kind of ticket: 1 for "bug", 2 for "task", 0 for any other label."""
+    return KINDS.get(label, 0)
+
+
 def settings(env: dict[str, str]) -> dict[str, str]:
     """The variables whose names start with DESK_, without it, lower-cased."""
     return {{k[len("DESK_") :].lower(): v for k, v in env.items() if k.startswith("DESK_")}}
@@ -154,6 +163,8 @@ SCENARIOS = [
     {"kind": "call", "target": "desk.core:page", "args": ["/about"]},
     {"kind": "call", "target": "desk.core:page", "args": ["/tickets/7"]},
     {"kind": "call", "target": "desk.core:page", "args": ["/nope"]},
+    {"kind": "call", "target": "desk.core:kind_of", "args": ["bug"]},
+    {"kind": "call", "target": "desk.core:kind_of", "args": ["misc"]},
     {"kind": "call", "target": "desk.core:settings", "args": [{"DESK_MODE": "fast", "HOME": "/root"}]},
     {"kind": "call", "target": "desk.core:sections", "args": ["[main]\nmode = fast\n[extra]\n"]},
     {
@@ -189,12 +200,18 @@ WRONG = {
     "command by prefix": _with(('argv[0] == "parts"', 'argv[0].startswith("p")')),
     # a singular kept as an alias of the command
     "command alias": _with(('argv[0] == "parts"', 'argv[0] in ("parts", "part")')),
-    # a literal path matched by prefix, and by containment (reached through a command line: the
-    # literal words of call arguments are not varied)
+    # a literal path matched by prefix, and by containment (through a command line)
     "path by prefix": _with(
         ('if parts == ["about"]:', 'if len(parts) == 1 and parts[0].startswith("about"):')
     ),
     "path by containment": _with(('if parts == ["about"]:', 'if len(parts) == 1 and "about" in parts[0]:')),
+    # a call's literal argument matched by prefix
+    "call literal by prefix": _with(
+        (
+            "return KINDS.get(label, 0)",
+            "return next((v for k, v in KINDS.items() if str(label).startswith(k)), 0)",
+        )
+    ),
     # a prefix filter written as containment
     "prefix as containment": _with(('if k.startswith("DESK_")}', 'if "DESK_" in k}')),
     # every bracket character stripped, not one from each end

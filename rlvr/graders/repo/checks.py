@@ -414,8 +414,9 @@ def fresh_object_checks(scenarios: list[dict[str, Any]], reference: dict[str, st
 
 
 def literal_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each distinct literal word of the listed command lines (per target and position) cut short and
-    extended (`word_variants`) in the first command line holding it, and each distinct verb of a
+    """Each distinct literal word of the listed command lines, calls and object steps (per target,
+    method and position) cut short and extended (`word_variants`) in the first scenario holding it,
+    and each distinct verb of a
     script argument (a list of commands) upper-cased, cut short and extended in place in the first
     script holding it: an alias kept, a prefix or containment test written for equality, a verb
     matched in any case. Once per task, so the scenarios that repeat a word add nothing."""
@@ -435,8 +436,37 @@ def literal_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     {**s, "argv": [*argv[:index], v, *argv[index + 1 :]], "derived": "cli-domain"}
                     for v in word_variants(word)
                 ]
+        elif s.get("kind") == "object":
+            steps = [list(step) for step in s.get("steps") or []]
+            for position, (method, step_args) in enumerate(steps):
+                for index, word in enumerate(step_args):
+                    key = json.dumps([s.get("target"), method, index, word])
+                    if not isinstance(word, str) or key in seen:
+                        continue
+                    seen.add(key)
+                    out += [
+                        {
+                            **s,
+                            "steps": [
+                                *steps[:position],
+                                [method, [*step_args[:index], v, *step_args[index + 1 :]]],
+                                *steps[position + 1 :],
+                            ],
+                            "derived": "object-domain",
+                        }
+                        for v in word_variants(word)
+                    ]
         elif s.get("kind") == "call":
             args = list(s.get("args") or [])
+            for index, word in enumerate(args):
+                key = json.dumps([s.get("target"), index, word])
+                if not isinstance(word, str) or key in seen:
+                    continue
+                seen.add(key)
+                out += [
+                    {**s, "args": [*args[:index], v, *args[index + 1 :]], "derived": "call-domain"}
+                    for v in word_variants(word)
+                ]
             for index, script in enumerate(args):
                 if not (isinstance(script, list) and script and all(isinstance(c, list) for c in script)):
                     continue

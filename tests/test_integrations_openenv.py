@@ -2,50 +2,21 @@
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 
 import pytest
 
-pytest.importorskip("openenv.core")
-
-import uvicorn  # noqa: E402
-from openenv.core.generic_client import GenericEnvClient  # noqa: E402
-
-from rlvr.integrations.openenv import RlvrAction, RlvrEnvClient, ServerOptions, close_app, create_app  # noqa: E402
-
 TASK = "tool/reprice/0"
-
-
-class Server:
-    def __init__(self, app) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.app = app
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Server:
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not self.server.started:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
 
 @pytest.fixture(scope="module")
 def tool_server():
+    """openenv-core and rlvr's adapter are imported here, when a test of this file runs, not when
+    the suite is collected (every pytest-xdist worker collects every file)."""
+    pytest.importorskip("openenv.core")
+    from rlvr.integrations.openenv import ServerOptions, close_app, create_app
+    from tests.loopback_server import Server
+
     app = create_app("tool-worlds", split="train", options=ServerOptions(idle_timeout=3.0))
     with Server(app) as server:
         yield server
@@ -53,6 +24,8 @@ def tool_server():
 
 
 def test_openenv_client_runs_a_tool_episode(tool_server):
+    from openenv.core.generic_client import GenericEnvClient
+
     registry = tool_server.app.state.rlvr_registry
     pack = tool_server.app.state.rlvr_sessions.pack
     call = pack.get(TASK).hidden["reference"][0][0]
@@ -77,6 +50,8 @@ def test_openenv_client_runs_a_tool_episode(tool_server):
 
 
 def test_bad_actions_are_errors_and_the_session_goes_on(tool_server):
+    from rlvr.integrations.openenv import RlvrAction, RlvrEnvClient
+
     with RlvrEnvClient(base_url=tool_server.url) as env:
         env.reset(task_id=TASK)
         with pytest.raises(RuntimeError, match="exactly one of"):
@@ -90,6 +65,8 @@ def test_bad_actions_are_errors_and_the_session_goes_on(tool_server):
 
 
 def test_idle_session_expires_with_a_clear_error(tool_server):
+    from rlvr.integrations.openenv import RlvrAction, RlvrEnvClient
+
     registry = tool_server.app.state.rlvr_registry
     with RlvrEnvClient(base_url=tool_server.url) as env:
         env.reset(task_id=TASK)

@@ -8,20 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 from types import SimpleNamespace
 
 import pytest
-
-pytest.importorskip(
-    "openrlhf.utils.agent",
-    reason="openrlhf is not installed: its wheel needs CUDA builds (flash-attn fails: No module named torch);"
-    " ./run setup installs it with pip install --no-deps openrlhf pylatexenc",
-)
-
-from openrlhf.utils.agent import AgentExecutorBase  # noqa: E402
-
-import rlvr.integrations.openrlhf_agent as agent_module  # noqa: E402
-from tests.agent_models import render, scripted_model, tokenizer_for, tool_call_text  # noqa: E402
 
 TASK = "tool/reprice/0"
 
@@ -45,6 +35,18 @@ class TinyEngine:
 
 
 def test_openrlhf_executor_runs_an_rlvr_episode(monkeypatch, tmp_path):
+    # imported here, not at module level: every pytest-xdist worker collects every file, and only
+    # the one that runs this test should pay for openrlhf and the tiny model's transformers classes
+    pytest.importorskip(
+        "openrlhf.utils.agent",
+        reason="openrlhf is not installed: its wheel needs CUDA builds (flash-attn fails: No module named torch);"
+        " ./run setup installs it with pip install --no-deps openrlhf pylatexenc",
+    )
+    from openrlhf.utils.agent import AgentExecutorBase
+
+    import rlvr.integrations.openrlhf_agent as agent_module
+    from tests.agent_models import render, scripted_model, tokenizer_for, tool_call_text
+
     monkeypatch.setenv("RLVR_PACK", "tool-worlds")
     monkeypatch.setenv("RLVR_SPLIT", "train")
     monkeypatch.setattr(agent_module, "_sessions", None)
@@ -57,8 +59,6 @@ def test_openrlhf_executor_runs_an_rlvr_episode(monkeypatch, tmp_path):
     count = agent_module.write_dataset("tool-worlds", "train", dataset)
     rows = [line for line in dataset.read_text().splitlines() if f'"label": "{TASK}"' in line]
     assert count > 1000 and len(rows) == 1
-    import json
-
     prompt = json.loads(rows[0])["prompt"]
     script = [
         tool_call_text("set_price", {"sku": "SKU-102", "price": 13.58}),

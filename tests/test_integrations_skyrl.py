@@ -6,18 +6,24 @@ import json
 
 import pytest
 
-skyrl_gym = pytest.importorskip("skyrl_gym")
-
-import rlvr.integrations.skyrl  # noqa: E402,F401  (registers rlvr-tool, rlvr-repo)
-
 TASK = "tool/reprice/0"
+
+
+@pytest.fixture(scope="module")
+def skyrl_gym():
+    """skyrl_gym, with rlvr's envs registered (rlvr-tool, rlvr-repo); imported when a test here runs,
+    not when the suite is collected (every pytest-xdist worker collects every file)."""
+    module = pytest.importorskip("skyrl_gym")
+    import rlvr.integrations.skyrl  # noqa: F401  (registers rlvr-tool, rlvr-repo)
+
+    return module
 
 
 def _call(name: str, arguments: dict) -> str:
     return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}) + "\n</tool_call>"
 
 
-def test_tool_episode_through_skyrl_gym():
+def test_tool_episode_through_skyrl_gym(skyrl_gym):
     env = skyrl_gym.make("rlvr-tool", env_config={"split": "train"}, extras={"task_id": TASK})
     assert isinstance(env, skyrl_gym.envs.base_text_env.BaseTextEnv)
     prompt, meta = env.init([{"role": "system", "content": "be brief"}])
@@ -34,7 +40,7 @@ def test_tool_episode_through_skyrl_gym():
     env.close()
 
 
-def test_wrong_and_malformed_turns_are_scored_not_raised():
+def test_wrong_and_malformed_turns_are_scored_not_raised(skyrl_gym):
     env = skyrl_gym.make("rlvr-tool", env_config={"split": "train"}, extras={"task_id": TASK})
     env.init([])
     out = env.step("<tool_call>{not json</tool_call>")
@@ -46,7 +52,7 @@ def test_wrong_and_malformed_turns_are_scored_not_raised():
     env.close()
 
 
-def test_repo_episode_through_skyrl_gym():
+def test_repo_episode_through_skyrl_gym(skyrl_gym):
     from rlvr.task_packs.registry import load_pack
 
     task = load_pack("repo-tasks").tasks("train")[0]

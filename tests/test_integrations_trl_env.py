@@ -10,22 +10,26 @@ of the repository state the calls left.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import pytest
 
-pytest.importorskip("trl")
-
-from datasets import Dataset  # noqa: E402
-from trl import GRPOConfig, GRPOTrainer  # noqa: E402
-
-from rlvr.integrations import trl as rlvr_trl  # noqa: E402
-from rlvr.integrations.session import Sessions  # noqa: E402
-from tests.agent_models import render, scripted_model, tokenizer_for, tool_call_text  # noqa: E402
+if TYPE_CHECKING:
+    from trl import GRPOConfig
 
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 
+@pytest.fixture(autouse=True)
+def _trl_installed() -> None:
+    """TRL, datasets and the tiny model's transformers classes are imported by the tests that run,
+    not when the suite is collected (every pytest-xdist worker collects every file)."""
+    pytest.importorskip("trl")
+
+
 def _config(tmp_path, **overrides) -> GRPOConfig:
+    from trl import GRPOConfig
+
     values = dict(
         output_dir=str(tmp_path),
         per_device_train_batch_size=2,
@@ -46,6 +50,12 @@ def _config(tmp_path, **overrides) -> GRPOConfig:
 
 
 def test_grpo_trainer_runs_tool_v0_episodes(tmp_path):
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    from rlvr.integrations import trl as rlvr_trl
+    from tests.agent_models import render, scripted_model, tokenizer_for, tool_call_text
+
     task_id = "tool/reprice/0"
     factories = rlvr_trl.environment_factory("tool-worlds", split="train")
     assert isinstance(factories, dict) and set(factories) == {"files", "ledger", "calendar", "inventory"}
@@ -107,6 +117,12 @@ def test_grpo_trainer_runs_tool_v0_episodes(tmp_path):
 
 
 def test_grpo_trainer_runs_repo_v0_episodes(tmp_path):
+    from trl import GRPOTrainer
+
+    from rlvr.integrations import trl as rlvr_trl
+    from rlvr.integrations.session import Sessions
+    from tests.agent_models import render, scripted_model, tokenizer_for, tool_call_text
+
     factory = rlvr_trl.environment_factory("repo-tasks", split="train", jobs=1)
     assert isinstance(factory, rlvr_trl.EnvironmentFactory)
     probe = factory()

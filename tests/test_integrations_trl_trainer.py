@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-pytest.importorskip("trl")
-
-import torch  # noqa: E402
-from datasets import Dataset  # noqa: E402
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: E402
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast  # noqa: E402
-from trl import GRPOConfig, GRPOTrainer  # noqa: E402
-
-from rlvr.integrations.trl import make_reward_func  # noqa: E402
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerFast
 
 
 def tiny_tokenizer(texts: list[str]) -> PreTrainedTokenizerFast:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
@@ -32,6 +30,16 @@ def tiny_tokenizer(texts: list[str]) -> PreTrainedTokenizerFast:
 
 
 def test_grpo_trainer_uses_rlvr_rewards(tmp_path, humaneval_pack, humaneval_grader):
+    # imported here, not at module level: every pytest-xdist worker collects every file, and only the
+    # one that runs this test should pay for TRL's trainer
+    pytest.importorskip("trl")
+    import torch
+    from datasets import Dataset
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from trl import GRPOConfig, GRPOTrainer
+
+    from rlvr.integrations.trl import make_reward_func
+
     tasks = humaneval_pack.tasks()[:4]
     tokenizer = tiny_tokenizer([t.prompt for t in humaneval_pack.tasks()[:40]])
     torch.manual_seed(0)

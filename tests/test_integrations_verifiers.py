@@ -1,26 +1,31 @@
 """verifiers' own rollout code (Environment.evaluate) runs rlvr episodes against a scripted local chat
 endpoint that emits tool calls; the rubric's reward is rlvr's verdict."""
 
-from __future__ import annotations
-
 import asyncio
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 
-vf = pytest.importorskip("verifiers")
-
-from fastapi import FastAPI, Request  # noqa: E402
-from openai import AsyncOpenAI  # noqa: E402
-
-from rlvr.integrations.verifiers import load_environment  # noqa: E402
-from tests.test_integrations_openenv import Server  # noqa: E402
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 TASK = "tool/reprice/0"
 
 
-def scripted_endpoint(script: list[list[tuple[str, dict]]], seen: list[dict]) -> FastAPI:
-    """An OpenAI chat-completions endpoint whose n-th assistant turn makes the n-th scripted calls."""
+@pytest.fixture(autouse=True)
+def _verifiers_installed() -> None:
+    """verifiers, rlvr's adapter (which imports it) and the servers load when a test here runs, not
+    when the suite is collected (every pytest-xdist worker collects every file)."""
+    pytest.importorskip("verifiers")
+
+
+def scripted_endpoint(script: list[list[tuple[str, dict]]], seen: list[dict]) -> "FastAPI":
+    """An OpenAI chat-completions endpoint whose n-th assistant turn makes the n-th scripted calls.
+    (No `from __future__ import annotations` in this file: FastAPI resolves `request: Request`
+    from the annotation object, and `Request` is imported here, not at module level.)"""
+    from fastapi import FastAPI, Request
+
     app = FastAPI()
 
     @app.post("/v1/chat/completions")
@@ -52,6 +57,7 @@ def scripted_endpoint(script: list[list[tuple[str, dict]]], seen: list[dict]) ->
 
 
 def _evaluate(env, url: str):
+    from openai import AsyncOpenAI
     from verifiers.legacy.clients.openai_chat_completions_client import OpenAIChatCompletionsClient
 
     async def run():
@@ -64,6 +70,8 @@ def _evaluate(env, url: str):
 
 
 def _task_env():
+    from rlvr.integrations.verifiers import load_environment
+
     env = load_environment(pack="tool-worlds", split="train")
     index = [row["task_id"] for row in env.dataset["info"]].index(TASK)
     env.dataset = env.dataset.select([index])
@@ -72,6 +80,8 @@ def _task_env():
 
 
 def test_verifiers_rollout_scores_the_rlvr_verdict():
+    from tests.loopback_server import Server
+
     seen: list[dict] = []
     script = [
         [("check_stock", {"sku": "SKU-102"})],
@@ -93,6 +103,8 @@ def test_verifiers_rollout_scores_the_rlvr_verdict():
 
 
 def test_a_turn_without_tool_calls_ends_and_grades_the_state():
+    from tests.loopback_server import Server
+
     seen: list[dict] = []
     script = [[("set_price", {"sku": "SKU-102", "price": 1.0})]]  # wrong price, then plain text
     with Server(scripted_endpoint(script, seen)) as endpoint:

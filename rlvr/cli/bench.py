@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from rlvr.bench.policies import PolicyError, Settings, make_policy
-from rlvr.bench.report import flat_summary
 from rlvr.bench.store import BenchError
 from rlvr.cli.grader_flags import honoured
 from rlvr.cli.isolation import add_require_isolation
@@ -102,6 +101,8 @@ def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _print_summary(results: dict[str, Any], out: Path) -> None:
+    from rlvr.bench.report import flat_summary  # loads matplotlib: not on every `rlvr` start
+
     for name, metrics in results["packs"].items():
         row = flat_summary(metrics, results["k"])
         shown = ", ".join(

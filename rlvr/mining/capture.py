@@ -45,6 +45,7 @@ class Captured:
     outcome: Any
     module: str
     tests: set[str] = field(default_factory=set)
+    lines: frozenset[tuple[str, int]] = frozenset()  # the package's (path, line)s its recorded call ran
 
 
 @dataclass
@@ -56,6 +57,7 @@ class CaptureReport:
     seconds: dict[str, float] = field(default_factory=dict)
     """Calls like the captured ones with one argument nudged, answered by the reference: hidden
     checks no visible test shows, so a candidate that special-cases the tests' inputs fails them."""
+    import_lines: set[tuple[str, int]] = field(default_factory=set)  # run as the package was imported
 
 
 def _nudged(value: Any) -> list[Any]:
@@ -91,18 +93,33 @@ def _key(scenario: dict[str, Any]) -> str:
     return json.dumps(scenario, sort_keys=True)
 
 
-def read_trace(path: Path) -> dict[str, tuple[dict[str, Any], set[str], set[str]]]:
-    """{scenario key: (scenario, outcomes as canonical JSON, tests)} of one traced run."""
-    seen: dict[str, tuple[dict[str, Any], set[str], set[str]]] = {}
+@dataclass
+class Recorded:
+    """One scenario as a traced run saw it: its outcomes (canonical JSON), the tests that made the
+    call, and the package lines the recorded calls ran (when the run measured them)."""
+
+    scenario: dict[str, Any]
+    outcomes: set[str] = field(default_factory=set)
+    tests: set[str] = field(default_factory=set)
+    lines: set[tuple[str, int]] = field(default_factory=set)
+
+
+def read_trace(path: Path) -> dict[str, Recorded]:
+    """{scenario key: what one traced run recorded of it}."""
+    seen: dict[str, Recorded] = {}
     if not path.is_file():
         return seen
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
+        if "scenario" not in entry:
+            continue
         key = _key(entry["scenario"])
-        scenario, outcomes, tests = seen.setdefault(key, (entry["scenario"], set(), set()))
-        outcomes.add(json.dumps(entry["outcome"], sort_keys=True))
+        recorded = seen.setdefault(key, Recorded(entry["scenario"]))
+        recorded.outcomes.add(json.dumps(entry["outcome"], sort_keys=True))
         if entry.get("test"):
-            tests.add(entry["test"])
+            recorded.tests.add(entry["test"])
+        for file, numbers in (entry.get("lines") or {}).items():
+            recorded.lines.update((str(file), int(number)) for number in numbers)
     return seen
 
 
@@ -154,8 +171,19 @@ def replay(
     return outcomes
 
 
+def read_import_lines(path: Path) -> set[tuple[str, int]]:
+    """The package lines a traced run saw executed while the package was imported."""
+    lines: set[tuple[str, int]] = set()
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            for file, numbers in (entry.get("import_lines") or {}).items():
+                lines.update((str(file), int(number)) for number in numbers)
+    return lines
+
+
 def _sample(
-    first: dict[str, tuple[dict[str, Any], set[str], set[str]]],
+    first: dict[str, Recorded],
     dropped: Counter[str],
     rng: random.Random,
 ) -> list[tuple[str, dict[str, Any], set[str]]]:
@@ -163,11 +191,11 @@ def _sample(
     most a fair share per target (a package with few public functions gets more for each), shortest
     first, at most MAX_SCENARIOS."""
     stable = []
-    for key, (scenario, outcomes, tests) in first.items():
-        if len(outcomes) != 1:
+    for key, recorded in first.items():
+        if len(recorded.outcomes) != 1:
             dropped["different outcomes between recordings"] += 1
             continue
-        stable.append((key, scenario, tests))
+        stable.append((key, recorded.scenario, recorded.tests))
     rng.shuffle(stable)
     targets = {target_of(scenario) for _, scenario, _ in stable}
     cap = max(MIN_PER_TARGET, min(MAX_PER_TARGET, SCENARIO_SHARE // max(1, len(targets))))
@@ -227,12 +255,15 @@ def capture(
                 list(reversed(test_targets)),
                 deps,
                 timeout,
-                trace={"package": package, "out": str(outs[1])},
+                # the re-run also measures the lines each recorded call runs (the sampled calls
+                # are all made again here: a call missing from this run is dropped anyway)
+                trace={"package": package, "out": str(outs[1]), "cover": "1"},
                 deselect=deselect,
                 select=selection,
             )
         )
         second = read_trace(outs[1])
+        import_lines = read_import_lines(outs[1])
         seconds["capture: re-run of the sampled calls' tests"] = time.monotonic() - began
         seconds["capture: tests re-run (count)"] = len(tests)
     chosen: list[Captured] = []
@@ -241,12 +272,13 @@ def capture(
         if other is None:
             dropped["recorded in one run only (order-dependent or flaky)"] += 1
             continue
-        both = first[key][1] | other[1]
+        both = first[key].outcomes | other.outcomes
         if len(both) != 1:
             dropped["different outcomes between recordings"] += 1
             continue
         outcome = from_wire(json.loads(next(iter(both))))
-        chosen.append(Captured(scenario, outcome, module_of(target_of(scenario)), tests_of | other[2]))
+        module = module_of(target_of(scenario))
+        chosen.append(Captured(scenario, outcome, module, tests_of | other.tests, frozenset(other.lines)))
     began = time.monotonic()
     replayed = replay(sandbox, files, [c.scenario for c in chosen])
     seconds["capture: replay"] = time.monotonic() - began
@@ -282,7 +314,7 @@ def capture(
         item.outcome = first_answer
         extra.append(item)
     seconds["capture: variants"] = time.monotonic() - began
-    return CaptureReport(kept, dropped, runs, extra, seconds)
+    return CaptureReport(kept, dropped, runs, extra, seconds, import_lines)
 
 
 def _refused(outcome: Any) -> bool:

@@ -64,11 +64,30 @@ def _enclosing(tree: ast.Module, line: int) -> str | None:
     return None
 
 
-def bug_candidates(path: str, text: str, rng: random.Random, per_function: int = 3) -> list[Candidate]:
-    """Every mutation inside a function of the module, shuffled, at most `per_function` per function."""
+def _headers_of_run_functions(tree: ast.Module, lines: set[int]) -> set[int]:
+    """The decorator and signature lines of each function with a body line in `lines`: a line tracer
+    never reports them during a call."""
+    out: set[int] = set()
+    for _, node, _ in _functions(tree):
+        body_start = node.body[0].lineno
+        if any(body_start <= line <= (node.end_lineno or body_start) for line in lines):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            out.update(range(first, body_start))
+    return out
+
+
+def bug_candidates(
+    path: str, text: str, rng: random.Random, per_function: int = 3, lines: set[int] | None = None
+) -> list[Candidate]:
+    """Every mutation inside a function of the module, shuffled, at most `per_function` per function;
+    with `lines`, only mutations on those lines (the ones some hidden scenario runs) or in the header
+    of a function that ran (a default value: evaluated at import, used by every call)."""
     tree = ast.parse(text)
+    reached = lines if lines is None else lines | _headers_of_run_functions(tree, lines)
     by_function: dict[str, list[Mutation]] = {}
     for mutation in find_mutations(path, text):
+        if reached is not None and mutation.line not in reached:
+            continue
         owner = _enclosing(tree, mutation.line)
         if owner is not None:
             by_function.setdefault(owner, []).append(mutation)

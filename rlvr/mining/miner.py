@@ -297,7 +297,14 @@ class Miner:
         prover = TaskProver(out, self.sandbox, self.options.noop_limit) if self.options.verify else None
         try:
             lines, dropped = self._candidates(
-                project, by_module, variants_by_module, deps, failing, summary.project, prover
+                project,
+                by_module,
+                variants_by_module,
+                deps,
+                failing,
+                summary.project,
+                prover,
+                captured.import_lines,
             )
         finally:
             if prover is not None:
@@ -324,6 +331,7 @@ class Miner:
         failing: list[str],
         name: str,
         prover: TaskProver | None,
+        import_lines: set[tuple[str, int]] | None = None,
     ) -> tuple[list[dict[str, Any]], Counter[str]]:
         """Task lines, each found (`_try`) then proved (`prover`, when verifying) before the next is
         tried; the kind furthest behind its quota goes next, and a kind with no candidate left hands
@@ -333,16 +341,29 @@ class Miner:
         flagged = {(path, line) for (path, _), line in self._reference_types(files).lines.items()}
         targets = {target_of(c.scenario) for scenarios in by_module.values() for c in scenarios}
         pools: dict[str, list[Candidate]] = {"bug": [], "feature": []}
-        exercised = [path for path in project.modules() if module_name(path) in by_module]
+        dropped: Counter[str] = Counter()
+        # the package lines the captured scenarios run (measured while they were recorded): a bug
+        # elsewhere no hidden check could see, and a helper module no scenario targets is reached
+        # through the functions that call it
+        covered = {line for scenarios in by_module.values() for c in scenarios for line in c.lines}
+        if covered:  # code run at import (rule tables built by the package's own functions) too
+            covered |= import_lines or set()
+        covered_paths = {path for path, _ in covered}
+        exercised = [
+            path for path in project.modules() if module_name(path) in by_module or path in covered_paths
+        ]
         for path in exercised:
             if "bug" in self.options.kinds or "multi" in self.options.kinds:
-                pools["bug"] += bug_candidates(path, files[path], self.rng, MAX_MUTATIONS_PER_FUNCTION)
-            if "feature" in self.options.kinds:
+                # the cap per function applies to the mutations on lines a scenario runs
+                reached = {line for file, line in covered if file == path} if covered else None
+                pools["bug"] += bug_candidates(
+                    path, files[path], self.rng, MAX_MUTATIONS_PER_FUNCTION, lines=reached
+                )
+            if "feature" in self.options.kinds and module_name(path) in by_module:
                 pools["feature"] += [
                     c for c in feature_candidates(path, files[path], self.rng) if _exercised(c, by_module)
                 ]
         pools["bug"] = _few_per_function(pools["bug"], BUG_POOL_FACTOR * self.options.max_tasks)
-        dropped: Counter[str] = Counter()
         for kind, pool in pools.items():
             # the types gate compares pyright's messages, which quote inferred types: a change on a line
             # pyright already reports would make the reference look like it introduces an error
@@ -493,9 +514,16 @@ class Miner:
         return first, second
 
     def _scenarios_for(self, candidate: Candidate, by_module: dict[str, list[Captured]]) -> list[Captured]:
+        """The scenarios of the candidate's modules, then those of other modules that run a line it
+        changes (a helper module's code is reached through the functions that call it)."""
         out: list[Captured] = []
         for path in candidate.paths:
             out += by_module.get(module_name(path), [])
+        own = {module_name(path) for path in candidate.paths}
+        changed = set(candidate.lines)
+        for module, scenarios in by_module.items():
+            if module not in own:
+                out += [c for c in scenarios if c.lines & changed]
         return out
 
     def _try(
@@ -509,14 +537,20 @@ class Miner:
     ) -> Kept | None:
         scenarios = self._scenarios_for(candidate, by_module)
         own_target = _own_target(candidate)
+        changed = set(candidate.lines)
+        # a change is seen by the scenarios whose recorded calls ran a line it changes (measured at
+        # capture), the calls to its own function first; without that measure, by the calls to the
+        # function, else a sample of its module's (replaying a whole large module per candidate
+        # would spend the budget)
+        running = [s for s in scenarios if s.lines & changed]
         own = [s for s in scenarios if target_of(s.scenario) == own_target]
-        # a change inside a function is seen first by the calls to it; a helper's by a sample of
-        # its module's (replaying a whole large module per candidate would spend the budget)
-        scenarios = (
-            own[:MAX_TRIED_SCENARIOS]
-            if own
-            else self.rng.sample(scenarios, min(len(scenarios), MAX_TRIED_SCENARIOS))
-        )
+        if running:
+            running.sort(key=lambda s: 0 if target_of(s.scenario) == own_target else 1)
+            scenarios = running[:MAX_TRIED_SCENARIOS]
+        elif own:
+            scenarios = own[:MAX_TRIED_SCENARIOS]
+        else:
+            scenarios = self.rng.sample(scenarios, min(len(scenarios), MAX_TRIED_SCENARIOS))
         state = {**files, **candidate.edits}
         began = time.monotonic()
         got = replay(self.sandbox, state, [s.scenario for s in scenarios])

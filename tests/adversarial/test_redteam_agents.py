@@ -370,7 +370,7 @@ def _raw_arguments_endpoint(turns: list[list[tuple[str, str]]]):
 
 def test_verifiers_rollout_scores_deeply_nested_raw_arguments():
     pytest.importorskip("verifiers")
-    from tests.test_integrations_openenv import Server
+    from tests.loopback_server import Server
     from tests.test_integrations_verifiers import _evaluate, _task_env
 
     turns = [

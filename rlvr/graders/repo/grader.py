@@ -18,6 +18,14 @@ as plain data beside the outcomes). A scenario whose outcome differs from the re
 otherwise its counts are banded with the single-function rule (`rlvr.graders.code.perf.ops_score`: full
 credit up to 2x the reference's count, then allowance / candidate), and the perf component is the mean
 over the scenarios. Tasks without perf scenarios give perf no weight (their rewards are unchanged).
+
+Visible tests (the repository's own, never rewarded: they run in the candidate's process): their
+outcome is only `Verdict.visible_passed` and the `special_cases_visible` flag (a state that fails the
+hidden checks, changes files, passes the visible tests the base state fails). `RepoOptions.visible_tests`
+says when a submit runs them: "flag" (default) exactly when that flag can fire, in a second child after
+the hidden checks; "always" on every submit; "never". Only the test files the change can affect run;
+the others' outcomes are the base state's, and a mined pack's recorded failing tests are left out
+(see visible_tests.py).
 """
 
 from __future__ import annotations
@@ -58,6 +66,14 @@ from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import ops_job, perf_ops, run_ops, same_value
 from rlvr.graders.repo.sequences import with_observed_state
 from rlvr.graders.repo.type_rules import charged_report, introduced_evasions, reference_kinds
+from rlvr.graders.repo.visible_tests import (
+    affected_test_files,
+    files_failing,
+    known_failing,
+    merged_lines,
+    tests_lines,
+    visible_outcome,
+)
 from rlvr.graders.repo.whole_repo_types import CANDIDATE_FAILURES, RepoTypeChecker
 from rlvr.graders.repo.workspace import DEFAULT_PROTECTED, Workspace, changed_paths, is_protected
 from rlvr.sandbox import ExecResult, WorkerPool, build_sandbox
@@ -205,6 +221,7 @@ class RepoGrader(Grader):
         self._reference: dict[str, TaskChecks] = {}
         self._allowed_kinds: dict[str, frozenset[str]] = {}
         self._reference_perf: dict[str, list[PerfMeasure]] = {}
+        self._base_tests: dict[str, list[str]] = {}  # task id -> the base state's visible test lines
         self._lock = threading.Lock()
         self._types_pool: ThreadPoolExecutor | None = None
         self._types_pool_pid = 0
@@ -301,11 +318,12 @@ class RepoGrader(Grader):
             for position, i in enumerate(kept)
             if not agrees(values[i], base_values[i], _visible_for(scenarios[i], visible), messages)
         )
-        tests = base_values[len(scenarios)]
+        base_lines = tests_lines(base_values[len(scenarios)])
+        self._base_tests[task.id] = base_lines or []
         base_visible = (
-            tests.get("failed") == 0
-            if isinstance(tests, dict) and (tests.get("passed") or tests.get("failed"))
-            else None
+            None
+            if base_lines is None
+            else visible_outcome(base_lines, known_failing(task.hidden), need_a_pass=False)
         )
         checks = TaskChecks(
             chosen,
@@ -506,11 +524,30 @@ class RepoGrader(Grader):
                 feedback.append(f"slower than the reference ({component.detail})")
         scores = {name: c.fraction for name, c in components.items()}
         reward, failed = repo_reward(scores, weights)
-        tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
-        visible_passed = None
-        if tests is not None and tests.ok and isinstance(tests.value, dict) and tests.value.get("passed", 0):
-            visible_passed = tests.value.get("failed") == 0
-        if visible_passed and "behaviour" in failed and checks.base_visible_passed is False and changed:
+        ran: list[str] | None = None
+        if self.options.visible_tests == "always":
+            tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
+            run = tests_lines(tests.value) if tests is not None and tests.ok else None
+            ran = self._visible_selection(task, files, changed)
+        elif self.options.visible_tests == "flag" and self._flag_can_fire(checks, failed, changed):
+            ran = self._visible_selection(task, files, changed)
+            run, visible_denied = self._run_visible(files, ran)
+            new_denials = [
+                op for op in visible_denied if op not in checks.reference_denied and op not in denied
+            ]
+            flags += [denied_flag(op) for op in new_denials]
+        else:
+            run = None
+        visible_passed = (
+            None
+            if run is None
+            else visible_outcome(
+                merged_lines(self._base_tests.get(task.id, []), run, ran),
+                known_failing(task.hidden),
+                need_a_pass=True,
+            )
+        )
+        if visible_passed and self._flag_can_fire(checks, failed, changed):
             # the edit made the visible tests pass and still fails hidden checks: fitted to what it saw
             flags.append("special_cases_visible")
         return Verdict(
@@ -524,6 +561,31 @@ class RepoGrader(Grader):
             timings=timings,
             flags=sorted(set(flags)),
         )
+
+    @staticmethod
+    def _flag_can_fire(checks: TaskChecks, failed: list[str], changed: list[str]) -> bool:
+        """`special_cases_visible` needs a state that fails the hidden checks, changes files, and whose
+        base state fails the visible tests; only then does the "flag" setting run them."""
+        return "behaviour" in failed and checks.base_visible_passed is False and bool(changed)
+
+    def _visible_selection(self, task: Task, files: dict[str, str], changed: list[str]) -> list[str] | None:
+        """The test files to run on `files`: those the change can affect and those the base state fails
+        (None: every one); see `visible_tests.py`."""
+        affected = affected_test_files(task.hidden["base"], files, changed)
+        if affected is None:
+            return None
+        failing = files_failing(self._base_tests.get(task.id, []), known_failing(task.hidden))
+        return sorted(set(affected) | failing)
+
+    def _run_visible(
+        self, files: dict[str, str], ran: list[str] | None
+    ) -> tuple[list[str] | None, list[str]]:
+        """(the visible tests' lines, None if the run did not finish; the operations the sandbox
+        refused) of the test files `ran` (None: all) on `files`, in a sandbox child of their own."""
+        result = self.sandbox.run(ops_job(files, [("tests", {"paths": ran})], self.timeout))
+        tests = result.outcomes[1] if len(result.outcomes) > 1 else None
+        lines = tests_lines(tests.value) if tests is not None and tests.ok else None
+        return lines, list(result.denied)
 
     def _type_gate(
         self, task: Task, base: dict[str, str], files: dict[str, str], changed: list[str]
@@ -559,8 +621,9 @@ class RepoGrader(Grader):
     def _behaviour(
         self, task: Task, files: dict[str, str]
     ) -> tuple[tuple[ExecResult, TaskChecks, float], ExecResult | None]:
-        """The hidden scenarios (then the visible tests) run on `files` in one sandbox child; the
-        perf scenarios, if any, in another (traced) child at the same time."""
+        """The hidden scenarios (then, under `visible_tests="always"`, the visible tests the change can
+        affect) run on `files` in one sandbox child; the perf scenarios, if any, in another (traced)
+        child at the same time."""
         started = time.perf_counter()
         checks = self.checks(task)
         scenarios = checks.scenarios
@@ -569,9 +632,11 @@ class RepoGrader(Grader):
             self.reference_perf(task)
         # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
         # the hacking gap) but never rewarded — they share a process with the candidate's code.
-        job = ops_job(
-            files, [("scenario", s) for s in scenarios] + [("tests", {"selector": None})], self.timeout
-        )
+        ops: list[tuple[str, Any]] = [("scenario", s) for s in scenarios]
+        if self.options.visible_tests == "always":
+            changed = changed_paths(task.hidden["base"], files)
+            ops.append(("tests", {"paths": self._visible_selection(task, files, changed)}))
+        job = ops_job(files, ops, self.timeout)
         if not perf:
             result, perf_result = self.sandbox.run(job), None
         else:

@@ -23,7 +23,9 @@ the sandbox will make it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
+import importlib.util
 import json
 import math
 import os
@@ -37,24 +39,42 @@ from typing import Any
 
 import pytest
 
-from rlvr.mining import replay
-from rlvr.mining.replay import ADAPTER_TARGET
+
+def _standalone(name: str, path: Path) -> types.ModuleType:
+    """A standard-library-only module of rlvr loaded from its file: importing it as `rlvr.…` would
+    import the `rlvr` package (gymnasium, numpy: seconds) into every suite run of the project."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+replay = _standalone("_rlvr_mining_replay", Path(__file__).resolve().parents[1] / "replay.py")
+codec = _standalone("_rlvr_mining_codec", Path(__file__).resolve().parents[2] / "core" / "codec.py")
+ADAPTER_TARGET = replay.ADAPTER_TARGET
 
 REPORT = os.environ.get("RLVR_MINE_REPORT")
 TRACE_OUT = os.environ.get("RLVR_TRACE_OUT")
 PACKAGE = os.environ.get("RLVR_TRACE_PACKAGE")
 DRIVER = os.environ.get("RLVR_MINE_DRIVER")
 SELECT = os.environ.get("RLVR_MINE_SELECT")
+COVER = bool(os.environ.get("RLVR_TRACE_COVER"))
 TEST_TIMEOUT = float(os.environ.get("RLVR_MINE_TEST_TIMEOUT") or 0)
 MAX_ARGS_CHARS = 1500
 MAX_STEPS = 30
 MAX_ITEMS = 50
 MAX_RECORDS_PER_TEST = 300
 TEST_NAME = re.compile(r"^(test_.*|.*_test|test|conftest)\.py$")
-METHOD_DUNDERS = ("__len__", "__contains__", "__getitem__", "__bool__")
+# comparisons and string forms a test uses through operators (`v == "1.2.3"`, `str(v)`, `v < "2.0"`): they
+# leave the object as it was, so one with an argument that is not data (`v == other_version`) is just
+# not recorded, where any other such call makes the object's plain-data steps incomplete
+READ_ONLY_DUNDERS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__str__", "__repr__")
+METHOD_DUNDERS = ("__len__", "__contains__", "__getitem__", "__bool__", *READ_ONLY_DUNDERS)
 
 STATE: dict[str, Any] = {"test": None, "count": 0, "busy": False}
-OBJECTS: dict[int, list[Any]] = {}  # id(obj) -> [obj, scenario, steps, outcomes, ok]
+OBJECTS: dict[int, Any] = {}  # id(obj) -> Tracked
 BUFFER: list[str] = []
 SEEN: set[str] = set()
 PLAIN: list[Any] = []
@@ -62,6 +82,73 @@ PLAIN: list[Any] = []
 
 def _plain(value: Any) -> Any:
     return PLAIN[0](value)
+
+
+# ------------------------------------------------------------------ lines a recorded call runs
+# With RLVR_TRACE_COVER set, each recording carries the package's source lines that the calls
+# deciding its outcome executed ({path in the repository: [line, ...]}): the miner injects bugs
+# only where some captured scenario runs, and replays for a changed line the scenarios that run it.
+PACKAGE_ROOT: list[str] = []  # the package's directory (or its one module file), absolute
+ROOT = os.getcwd()
+COVERING: list[set[tuple[str, int]]] = []  # the lines of the recording in progress (one at a time)
+PREVIOUS_TRACER: list[Any] = [None]
+PACKAGE_PATHS: dict[str, str | None] = {}  # code file -> its path in the repository (None: not the package's)
+LOCAL_TRACERS: dict[str, Any] = {}
+
+
+def _package_path(filename: str) -> str | None:
+    if filename in PACKAGE_PATHS:
+        return PACKAGE_PATHS[filename]
+    found = None
+    absolute = os.path.abspath(filename)
+    root = PACKAGE_ROOT[0] if PACKAGE_ROOT else None
+    if root is not None and (absolute == root or absolute.startswith(root + os.sep)):
+        found = os.path.relpath(absolute, ROOT).replace(os.sep, "/")
+    PACKAGE_PATHS[filename] = found
+    return found
+
+
+def _local_tracer(path: str) -> Any:
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and COVERING:
+            COVERING[-1].add((path, frame.f_lineno))
+        return local
+
+    return local
+
+
+def _global_tracer(frame: Any, event: str, arg: Any) -> Any:
+    path = _package_path(frame.f_code.co_filename)
+    if path is None or not COVERING:
+        return None
+    local = LOCAL_TRACERS.get(path)
+    if local is None:
+        local = LOCAL_TRACERS[path] = _local_tracer(path)
+    return local
+
+
+def _begin_cover() -> bool:
+    """Start collecting the package lines run from here (False: off, or a recording already collects)."""
+    if not COVER or COVERING:
+        return False
+    COVERING.append(set())
+    PREVIOUS_TRACER[0] = sys.gettrace()
+    sys.settrace(_global_tracer)
+    return True
+
+
+def _end_cover(started: bool) -> set[tuple[str, int]]:
+    if not started:
+        return set()
+    sys.settrace(PREVIOUS_TRACER[0])
+    return COVERING.pop()
+
+
+def _lines_field(lines: set[tuple[str, int]]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for path, line in lines:
+        out.setdefault(path, []).append(line)
+    return {path: sorted(numbers) for path, numbers in sorted(out.items())}
 
 
 TEST_FILES: dict[str, bool] = {}
@@ -74,8 +161,23 @@ def _is_test_frame(depth: int) -> bool:
         return False
     known = TEST_FILES.get(filename)
     if known is None:
-        known = TEST_FILES[filename] = bool(TEST_NAME.match(Path(filename).name))
+        known = TEST_FILES[filename] = _is_test_file(filename)
     return known
+
+
+TEST_DIRECTORIES = ("tests", "test", "testing")
+
+
+def _is_test_file(filename: str) -> bool:
+    """A test file (`test_*.py`, `conftest.py`), or a helper module beside the tests (`tests/common.py`,
+    `tests/utils.py`): a call it makes into the package is one the test suite makes."""
+    if TEST_NAME.match(Path(filename).name):
+        return True
+    absolute = os.path.abspath(filename)
+    if not absolute.startswith(ROOT + os.sep) or _package_path(filename) is not None:
+        return False
+    parts = Path(os.path.relpath(absolute, ROOT)).parts[:-1]
+    return any(part in TEST_DIRECTORIES for part in parts)
 
 
 def faithful(value: Any, depth: int = 0) -> bool:
@@ -241,15 +343,19 @@ def _spec(target: str, args: Any, kwargs: dict[str, Any]) -> dict[str, Any] | No
     return spec if len(text) <= MAX_ARGS_CHARS else None
 
 
-def _adapter_outcome(spec: dict[str, Any]) -> dict[str, Any]:
-    """What the sandbox's driver will record for `call(spec)`: a fresh call made by the adapter."""
+def _adapter_outcome(spec: dict[str, Any]) -> tuple[dict[str, Any], set[tuple[str, int]]]:
+    """What the sandbox's driver will record for `call(spec)`: a fresh call made by the adapter, and
+    the package lines it ran."""
     STATE["busy"] = True
+    started = _begin_cover()
     try:
-        return {"value": _plain(replay.call(spec))}
+        outcome: dict[str, Any] = {"value": _plain(replay.call(spec))}
     except BaseException as exc:  # noqa: BLE001 - the project's code may raise anything
-        return {"raises": type(exc).__name__}
+        outcome = {"raises": type(exc).__name__}
     finally:
+        lines = _end_cover(started)
         STATE["busy"] = False
+    return outcome, lines
 
 
 def _adapter_scenario(spec: dict[str, Any]) -> dict[str, Any]:
@@ -260,16 +366,17 @@ def _outcome_value(result: Any) -> dict[str, Any]:
     return {"value": _plain(result)}
 
 
-def _emit(scenario: dict[str, Any], outcome: dict[str, Any]) -> None:
+def _emit(
+    scenario: dict[str, Any], outcome: dict[str, Any], lines: set[tuple[str, int]] | None = None
+) -> None:
     if STATE["count"] >= MAX_RECORDS_PER_TEST:
         return
-    from rlvr.core.codec import CodecError, to_wire
-
+    entry = {"test": STATE["test"], "scenario": scenario, "outcome": codec.to_wire(outcome)}
+    if lines:
+        entry["lines"] = _lines_field(lines)
     try:
-        line = json.dumps(
-            {"test": STATE["test"], "scenario": scenario, "outcome": to_wire(outcome)}, sort_keys=True
-        )
-    except (CodecError, TypeError, ValueError, RecursionError):
+        line = json.dumps(entry, sort_keys=True)
+    except (codec.CodecError, TypeError, ValueError, RecursionError):
         return
     if line in SEEN:
         return
@@ -295,62 +402,130 @@ def _iterated(function: Any, frozen: str) -> dict[str, Any]:
     return {"steps": steps}
 
 
+@dataclasses.dataclass
+class Tracked:
+    """An object of the package a test holds: built by the test (a constructor) or returned to it by
+    a recorded call (a factory: `Version.parse("1.2.3")`, `parse_version_info(...)`), with the public
+    methods the test then calls on it."""
+
+    obj: Any
+    scenario: dict[str, Any] | None  # the plain-data object scenario (None: only through the adapter)
+    spec: dict[str, Any] | None  # the replay adapter's spec (None: not encodable)
+    steps: list[list[Any]] = dataclasses.field(default_factory=list)
+    outcomes: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    plain: bool = True  # every step so far was plain data
+    lines: set[tuple[str, int]] = dataclasses.field(default_factory=set)
+
+
+TRACED_CLASSES: set[type] = set()  # the package's classes whose public methods are traced
+
+
+def _track_result(
+    result: Any,
+    target: str,
+    args: Any,
+    kwargs: dict[str, Any],
+    frozen: str | None,
+    lines: set[tuple[str, int]],
+) -> None:
+    """A recorded call that returned an object of a traced class starts an object scenario: the call
+    is its constructor, the methods the test calls on it its steps."""
+    if type(result) not in TRACED_CLASSES or id(result) in OBJECTS:
+        return
+    scenario = None
+    if frozen is not None:
+        call_args, call_kwargs = json.loads(frozen)
+        extra = {"kwargs": call_kwargs} if call_kwargs else {}
+        scenario = {"kind": "object", "target": target, "args": call_args, **extra, "steps": []}
+    OBJECTS[id(result)] = Tracked(result, scenario, _spec(target, args, kwargs), lines=set(lines))
+
+
+def _record_call(function: Any, target: str, args: Any, kwargs: dict[str, Any]) -> Any:
+    """`function(*args, **kwargs)`, a call a test made, recorded as a scenario of `target`."""
+    frozen = _frozen(args, kwargs)
+    if frozen is None:
+        spec = _spec(target, args, kwargs)
+        if spec is None:
+            return function(*args, **kwargs)
+        result = None
+        try:
+            result = function(*args, **kwargs)
+            _track_result(result, target, args, kwargs, None, set())
+            return result
+        finally:
+            _emit(_adapter_scenario(spec), *_adapter_outcome(spec))
+    call_args, call_kwargs = json.loads(frozen)
+    extra = {"kwargs": call_kwargs} if call_kwargs else {}
+    STATE["busy"] = True
+    started = _begin_cover()
+    try:
+        result = function(*args, **kwargs)
+    except BaseException as exc:
+        STATE["busy"] = False
+        scenario = {"kind": "call", "target": target, "args": call_args, **extra}
+        _emit(scenario, {"raises": type(exc).__name__}, _end_cover(started))
+        raise
+    lines = _end_cover(started)
+    STATE["busy"] = False
+    if hasattr(result, "__next__") and iter(result) is result:
+        STATE["busy"] = True
+        started = _begin_cover()
+        try:
+            outcome = _iterated(function, frozen)
+        except BaseException:  # noqa: BLE001 - a fresh call that fails is simply not recorded
+            outcome = None
+        finally:
+            lines = _end_cover(started)
+            STATE["busy"] = False
+        if outcome is not None:
+            steps = [["__next__", []] for _ in outcome["steps"]]
+            _emit(
+                {"kind": "object", "target": target, "args": call_args, **extra, "steps": steps},
+                outcome,
+                lines,
+            )
+    else:
+        _emit({"kind": "call", "target": target, "args": call_args, **extra}, _outcome_value(result), lines)
+        _track_result(result, target, args, kwargs, frozen, lines)
+    return result
+
+
 def wrap_function(function: Any, target: str) -> Any:
     @functools.wraps(function)
     def traced(*args: Any, **kwargs: Any) -> Any:
         if STATE["busy"] or not _is_test_frame(1):
             return function(*args, **kwargs)
-        frozen = _frozen(args, kwargs)
-        if frozen is None:
-            spec = _spec(target, args, kwargs)
-            if spec is not None:
-                try:
-                    return function(*args, **kwargs)
-                finally:
-                    _emit(_adapter_scenario(spec), _adapter_outcome(spec))
-        STATE["busy"] = True
-        try:
-            result = function(*args, **kwargs)
-        except BaseException as exc:
-            if frozen is not None:
-                call_args, call_kwargs = json.loads(frozen)
-                scenario = {"kind": "call", "target": target, "args": call_args}
-                _emit(
-                    scenario | ({"kwargs": call_kwargs} if call_kwargs else {}),
-                    {"raises": type(exc).__name__},
-                )
-            raise
-        finally:
-            STATE["busy"] = False
-        if frozen is not None:
-            call_args, call_kwargs = json.loads(frozen)
-            extra = {"kwargs": call_kwargs} if call_kwargs else {}
-            if hasattr(result, "__next__") and iter(result) is result:
-                STATE["busy"] = True
-                try:
-                    outcome = _iterated(function, frozen)
-                except BaseException:  # noqa: BLE001 - a fresh call that fails is simply not recorded
-                    outcome = None
-                finally:
-                    STATE["busy"] = False
-                if outcome is not None:
-                    steps = [["__next__", []] for _ in outcome["steps"]]
-                    _emit(
-                        {"kind": "object", "target": target, "args": call_args, **extra, "steps": steps},
-                        outcome,
-                    )
-            else:
-                _emit({"kind": "call", "target": target, "args": call_args, **extra}, _outcome_value(result))
-        return result
+        return _record_call(function, target, args, kwargs)
 
     traced.__dict__["__rlvr_traced__"] = True
     return traced
 
 
+def wrap_classmethod(function: Any, target: str, owner: type) -> Any:
+    """A public classmethod of `owner`, recorded as the call `target` ("module:Class.name") when a
+    test calls it on `owner` itself (on a subclass the target would name another function)."""
+
+    @functools.wraps(function)
+    def traced(klass: Any, *args: Any, **kwargs: Any) -> Any:
+        if klass is not owner or STATE["busy"] or not _is_test_frame(1):
+            return function(klass, *args, **kwargs)
+        return _record_call(functools.partial(function, klass), target, args, kwargs)
+
+    return traced
+
+
 def wrap_class(cls: type, target: str) -> None:
+    for name, member in list(vars(cls).items()):
+        if name.startswith("_"):
+            continue
+        if isinstance(member, classmethod) and isinstance(member.__func__, types.FunctionType):
+            setattr(cls, name, classmethod(wrap_classmethod(member.__func__, f"{target}.{name}", cls)))
+        elif isinstance(member, staticmethod) and isinstance(member.__func__, types.FunctionType):
+            setattr(cls, name, staticmethod(wrap_function(member.__func__, f"{target}.{name}")))
     init = cls.__init__
     if init is object.__init__ or not isinstance(init, types.FunctionType):
         return
+    TRACED_CLASSES.add(cls)
 
     @functools.wraps(init)
     def traced_init(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -359,22 +534,25 @@ def wrap_class(cls: type, target: str) -> None:
         spec = _spec(target, args, kwargs) if record and frozen is None else None
         if spec is not None:
             init(self, *args, **kwargs)
-            OBJECTS[id(self)] = [self, None, [], [], True, spec]
+            OBJECTS[id(self)] = Tracked(self, None, spec)
             return
+        started = _begin_cover() if frozen is not None else False
         try:
             init(self, *args, **kwargs)
         except BaseException as exc:
+            lines = _end_cover(started)
             if frozen is not None:
                 call_args, call_kwargs = json.loads(frozen)
                 extra = {"kwargs": call_kwargs} if call_kwargs else {}
                 scenario = {"kind": "object", "target": target, "args": call_args, **extra, "steps": []}
-                _emit(scenario, {"init": {"raises": type(exc).__name__}})
+                _emit(scenario, {"init": {"raises": type(exc).__name__}}, lines)
             raise
+        lines = _end_cover(started)
         if frozen is not None:
             call_args, call_kwargs = json.loads(frozen)
             extra = {"kwargs": call_kwargs} if call_kwargs else {}
             scenario = {"kind": "object", "target": target, "args": call_args, **extra, "steps": []}
-            OBJECTS[id(self)] = [self, scenario, [], [], True, _spec(target, args, kwargs)]
+            OBJECTS[id(self)] = Tracked(self, scenario, _spec(target, args, kwargs), lines=lines)
 
     setattr(cls, "__init__", traced_init)  # noqa: B010 - assigning __init__ directly upsets type checkers
     for name, member in list(vars(cls).items()):
@@ -389,31 +567,34 @@ def wrap_method(method: Any, name: str) -> Any:
     @functools.wraps(method)
     def traced(self: Any, *args: Any, **kwargs: Any) -> Any:
         entry = OBJECTS.get(id(self))
-        if entry is None or entry[0] is not self or STATE["busy"] or not _is_test_frame(1):
+        if entry is None or entry.obj is not self or STATE["busy"] or not _is_test_frame(1):
             return method(self, *args, **kwargs)
-        spec = entry[5]
-        if spec is not None:  # the adapter's steps, kept beside the plain-data ones
-            step = _spec(name, args, kwargs) if len(spec.setdefault("steps", [])) < MAX_STEPS else None
+        if name in READ_ONLY_DUNDERS and not (_frozen(args, kwargs) and entry.scenario is not None):
+            return method(self, *args, **kwargs)
+        if entry.spec is not None:  # the adapter's steps, kept beside the plain-data ones
+            step = _spec(name, args, kwargs) if len(entry.spec.setdefault("steps", [])) < MAX_STEPS else None
             if step is None:
-                entry[5] = None
+                entry.spec = None
             else:
-                spec["steps"].append([name, step["args"], step.get("kwargs", {})])
-        frozen = _frozen(args, {}) if not kwargs and len(entry[2]) < MAX_STEPS else None
-        if frozen is None or entry[1] is None:
-            entry[4] = False
+                entry.spec["steps"].append([name, step["args"], step.get("kwargs", {})])
+        frozen = _frozen(args, {}) if not kwargs and len(entry.steps) < MAX_STEPS else None
+        if frozen is None or entry.scenario is None:
+            entry.plain = False
             return method(self, *args, **kwargs)
         step_args = json.loads(frozen)[0]
         STATE["busy"] = True
+        started = _begin_cover()
         try:
             result = method(self, *args)
         except BaseException as exc:
-            entry[2].append([name, step_args])
-            entry[3].append({"raises": type(exc).__name__})
+            entry.steps.append([name, step_args])
+            entry.outcomes.append({"raises": type(exc).__name__})
             raise
         finally:
+            entry.lines |= _end_cover(started)
             STATE["busy"] = False
-        entry[2].append([name, step_args])
-        entry[3].append(_outcome_value(result))
+        entry.steps.append([name, step_args])
+        entry.outcomes.append(_outcome_value(result))
         return result
 
     return traced
@@ -422,11 +603,11 @@ def wrap_method(method: Any, name: str) -> Any:
 def _flush_objects() -> None:
     """Each object the tests built: as plain-data steps where every call was plain data, else through
     the replay adapter (replayed afresh here for its outcome)."""
-    for _, scenario, steps, outcomes, ok, spec in list(OBJECTS.values()):
-        if ok and steps:
-            _emit(scenario | {"steps": steps}, {"steps": outcomes})
-        elif spec is not None and spec.get("steps"):
-            _emit(_adapter_scenario(spec), _adapter_outcome(spec))
+    for entry in list(OBJECTS.values()):
+        if entry.plain and entry.steps and entry.scenario is not None:
+            _emit(entry.scenario | {"steps": entry.steps}, {"steps": entry.outcomes}, entry.lines)
+        elif entry.spec is not None and entry.spec.get("steps"):
+            _emit(_adapter_scenario(entry.spec), *_adapter_outcome(entry.spec))
     OBJECTS.clear()
 
 
@@ -442,15 +623,29 @@ def install(package_name: str) -> None:
     driver = Path(DRIVER or "")
     exec(compile(driver.read_text(encoding="utf-8"), str(driver), "exec"), namespace)
     PLAIN.append(namespace["plain"])
-    package = __import__(package_name)
-    for info in pkgutil.walk_packages(getattr(package, "__path__", []), package_name + "."):
-        parts = info.name.split(".")
-        if any(part in ("tests", "test", "testing") or part.startswith("test_") for part in parts):
-            continue
-        try:
-            __import__(info.name)
-        except BaseException:  # noqa: BLE001, S112 - a module that does not import here is not traced
-            continue
+    spec = importlib.util.find_spec(package_name)
+    location = None
+    if spec is not None:
+        location = next(iter(spec.submodule_search_locations or []), None) or spec.origin
+    if location:
+        PACKAGE_ROOT.append(os.path.abspath(location))
+    # the lines the package runs as it is imported (tables and rules built by calling its own
+    # functions at import): a bug there changes what every scenario sees
+    started = _begin_cover()
+    try:
+        package = __import__(package_name)
+        for info in pkgutil.walk_packages(getattr(package, "__path__", []), package_name + "."):
+            parts = info.name.split(".")
+            if any(part in ("tests", "test", "testing") or part.startswith("test_") for part in parts):
+                continue
+            try:
+                __import__(info.name)
+            except BaseException:  # noqa: BLE001, S112 - a module that does not import here is not traced
+                continue
+    finally:
+        at_import = _end_cover(started)
+    if at_import:
+        BUFFER.append(json.dumps({"import_lines": _lines_field(at_import)}, sort_keys=True))
     modules = [
         m for n, m in list(sys.modules.items()) if n == package_name or n.startswith(package_name + ".")
     ]

@@ -55,6 +55,14 @@ states), deterministically, within `MAX_DERIVED_CHECKS` per task:
   rule over them all differ.
 - **A digit past a stated rounding** (`rounding_variants`): where a touched function's docstring says
   "rounded to N places", each listed call holding floats again with one more digit than N.
+- **Next to the literals** (`literal_variants`): every argv word and each script verb cut by its
+  last character and extended before and after (`stays` -> `stay`, `/health` -> `/healthx`: an
+  alias, a prefix or containment test), the verbs upper-cased too; a mapping's keys behind one more
+  prefix; a text's `[name]` lines with doubled brackets; an object made from a string with one word
+  at a time in the other case (a placeholder's name) and with the whole string upper-cased, lower-cased
+  and padded.
+- **Fresh objects** (`fresh_object_checks`): each object scenario whose target is a factory
+  function, also reporting whether a second call returns another object (no shared instance).
 - **Migrations from every earlier version** (`earlier_version_checks`, derived from the reference's run
   in the sandbox): the reference's migration of each sqlite scenario's database is traced, and the
   scenario runs again on a database built by the traced statements up to each `PRAGMA user_version`
@@ -72,6 +80,11 @@ a repository class the agent can see, `exact_return_types`; order only inside li
 exception whose type name the agent cannot see (it appears neither in the issue text nor anywhere in
 the base repository) only has to be raised, of any type: the reference's exact exception is not a
 behaviour the agent was shown.
+
+A text that differs only where the reference prints an exception message the agent cannot see
+(`invisible_messages`: a message of the reference's code whose literal text neither the issue
+text nor the base repository holds) counts as the same: `error: {exc}` of a correct fix carries
+its own words.
 
 Scoring (`progress`): the checks the base state already passes are regression guards; only the checks
 it fails measure progress, so a no-op earns nothing for the many checks it already passes.
@@ -108,12 +121,19 @@ from rlvr.graders.repo.domain_variants import (
     swapped_arguments,
     unknown_reference_variants,
 )
+from rlvr.graders.repo.invisible_messages import loosened
+from rlvr.graders.repo.literal_variants import (
+    nested_brackets,
+    prefixed_keys,
+    token_case_variants,
+    word_variants,
+)
 from rlvr.graders.repo.rounding_variants import rounding_checks
 from rlvr.graders.repo.runner import same_value
 from rlvr.graders.repo.sequences import sequence_checks, sequence_kept
-from rlvr.graders.repo.source_modules import is_test_path, module_of, package_modules
+from rlvr.graders.repo.source_modules import is_test_path, module_of, package_functions, package_modules
 
-MAX_DERIVED_CHECKS = 300
+MAX_DERIVED_CHECKS = 330
 Item = TypeVar("Item")
 UNKNOWN_FLAG = "--rlvr-unknown-option"
 EXTRA_ARGUMENT = "rlvr-extra-argument"
@@ -378,6 +398,100 @@ def fed_calls(
     return checks
 
 
+def fresh_object_checks(scenarios: list[dict[str, Any]], reference: dict[str, str]) -> list[dict[str, Any]]:
+    """Each listed object scenario whose target is a function of the reference (a factory, not a
+    class), once per target, marked so the sandbox also reports whether a second call of the factory
+    returns another object: a factory handing out one shared instance lets a caller's change to
+    its object show in every later one. Compared only where the reference's objects are fresh
+    (`kept_by_reference`)."""
+    functions = package_functions(reference)
+    out: dict[str, dict[str, Any]] = {}
+    for s in scenarios:
+        target = str(s.get("target"))
+        if s.get("kind") == "object" and not s.get("derived") and target in functions and target not in out:
+            out[target] = {**s, "fresh": True, "derived": "object-fresh"}
+    return list(out.values())
+
+
+def literal_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each distinct literal word of the listed command lines, calls and object steps (per target,
+    method and position) cut short and extended (`word_variants`) in the first scenario holding it,
+    and each distinct verb of a
+    script argument (a list of commands) upper-cased, cut short and extended in place in the first
+    script holding it: an alias kept, a prefix or containment test written for equality, a verb
+    matched in any case. Once per task, so the scenarios that repeat a word add nothing."""
+    seen: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for s in scenarios:
+        if s.get("generated") or s.get("derived"):
+            continue
+        if s.get("kind") == "cli":
+            argv = list(s.get("argv") or [])
+            for index, word in enumerate(argv):
+                key = json.dumps([s.get("target"), index, word])
+                if not isinstance(word, str) or key in seen:
+                    continue
+                seen.add(key)
+                out += [
+                    {**s, "argv": [*argv[:index], v, *argv[index + 1 :]], "derived": "cli-domain"}
+                    for v in word_variants(word)
+                ]
+        elif s.get("kind") == "object":
+            steps = [list(step) for step in s.get("steps") or []]
+            for position, (method, step_args) in enumerate(steps):
+                for index, word in enumerate(step_args):
+                    key = json.dumps([s.get("target"), method, index, word])
+                    if not isinstance(word, str) or key in seen:
+                        continue
+                    seen.add(key)
+                    out += [
+                        {
+                            **s,
+                            "steps": [
+                                *steps[:position],
+                                [method, [*step_args[:index], v, *step_args[index + 1 :]]],
+                                *steps[position + 1 :],
+                            ],
+                            "derived": "object-domain",
+                        }
+                        for v in word_variants(word)
+                    ]
+        elif s.get("kind") == "call":
+            args = list(s.get("args") or [])
+            for index, word in enumerate(args):
+                key = json.dumps([s.get("target"), index, word])
+                if not isinstance(word, str) or key in seen:
+                    continue
+                seen.add(key)
+                out += [
+                    {**s, "args": [*args[:index], v, *args[index + 1 :]], "derived": "call-domain"}
+                    for v in word_variants(word)
+                ]
+            for index, script in enumerate(args):
+                if not (isinstance(script, list) and script and all(isinstance(c, list) for c in script)):
+                    continue
+                for position, command in enumerate(script):
+                    verb = command[0] if command else None
+                    key = json.dumps([s.get("target"), index, verb])
+                    if not isinstance(verb, str) or key in seen:
+                        continue
+                    seen.add(key)
+                    texts = [t for t in [verb.upper(), *word_variants(verb)[:2]] if t != verb]
+                    out += [
+                        {
+                            **s,
+                            "args": [
+                                *args[:index],
+                                [*script[:position], [t, *command[1:]], *script[position + 1 :]],
+                                *args[index + 1 :],
+                            ],
+                            "derived": "call-domain",
+                        }
+                        for t in texts
+                    ]
+    return out
+
+
 def _cli_variants(scenario: dict[str, Any]) -> list[dict[str, Any]]:
     argv = list(scenario.get("argv") or [])
     variants = [argv + [UNKNOWN_FLAG], argv + [EXTRA_ARGUMENT]]
@@ -445,6 +559,7 @@ def _value_variants(
             + number_like_variants(value)
             + structured_text_variants(value)
             + record_variants(value, vocabulary)
+            + nested_brackets(value)
             + _combined_text_variants(value)
         )
     if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
@@ -464,6 +579,7 @@ def _value_variants(
     if isinstance(value, dict):
         return (
             mapping_order_variants(value, ties)
+            + prefixed_keys(value)
             + inner_order_variants(value)
             + unknown_reference_variants(value)
         )
@@ -539,6 +655,15 @@ def _object_variants(
     boundaries (0, negated, one off, past a limit constant)."""
     steps = [list(step) for step in scenario.get("steps") or []]
     variants: list[dict[str, Any]] = []
+    # the object made from a string in another case or padded (a pattern, a name): normalisation
+    # the constructor adds shows in what it accepts and in what the steps then return
+    made = list(scenario.get("args") or [])
+    for index, value in enumerate(made):
+        if isinstance(value, str) and value:
+            variants += [
+                {**scenario, "args": [*made[:index], text, *made[index + 1 :]], "derived": "object-domain"}
+                for text in _text_variants(value) + token_case_variants(value)
+            ]
     # two string arguments swapped (a transfer's source and target), with its amounts at 1: a rule
     # of one side (its overdraft) reached by the calls the scenario already makes; raised or not
     for position, (method, args) in enumerate(steps):
@@ -631,6 +756,10 @@ def derived_checks(
         s["target"]: s for s in reversed(scenarios) if s.get("kind") == "call" and not s.get("generated")
     }
     ordered += [{**s, "repeat": 2, "derived": "call-twice"} for s in reversed(calls.values())]
+    # each factory called again: its second object must not be its first (no shared instance)
+    ordered += fresh_object_checks(scenarios, reference)
+    # the literal words of the command lines and the scripts' verbs cut short, extended, in capitals
+    ordered += literal_checks(scenarios)
     listed = [s for s in scenarios if not s.get("generated")]
     per_target: dict[str, list[list[dict[str, Any]]]] = {}
     for s in listed:
@@ -757,11 +886,13 @@ def _relax(want: Any, got: Any, visible: frozenset[str], depth: int = 0) -> tupl
     return want, got
 
 
-def agrees(want: Any, got: Any, visible: frozenset[str]) -> bool:
-    """Does outcome `got` (None: did not finish) behave as the reference's `want`?"""
+def agrees(want: Any, got: Any, visible: frozenset[str], messages: tuple[re.Pattern[str], ...] = ()) -> bool:
+    """Does outcome `got` (None: did not finish) behave as the reference's `want`? A text that differs
+    only where `want` prints an exception message the agent cannot see (`messages`,
+    `invisible_messages`) counts as the same."""
     if got is None:
         return False
-    relaxed_want, relaxed_got = _relax(want, got, visible)
+    relaxed_want, relaxed_got = _relax(want, loosened(want, got, list(messages)), visible)
     return same_value(relaxed_want, relaxed_got)
 
 
@@ -859,6 +990,8 @@ def kept_by_reference(
             return False
     if not (check.get("derived") or check.get("generated")):
         return True
+    if check.get("fresh") and not (isinstance(value, dict) and value.get("fresh") == {"value": True}):
+        return False  # a factory whose objects the reference shares: not ours to judge
     if not sequence_kept(check, value):
         return False
     return _raises(value) or not outside_shown_domain(check, domains.get(str(check.get("target"))))
@@ -874,6 +1007,7 @@ class TaskChecks:
     base_visible_passed: bool | None
     visible: frozenset[str]
     reference_denied: frozenset[str] = frozenset()  # operations the reference's or base's runs were refused
+    messages: tuple[re.Pattern[str], ...] = ()  # the reference's exception messages the agent cannot see
 
 
 def progress(checks: TaskChecks, matched: list[bool]) -> tuple[float, float]:

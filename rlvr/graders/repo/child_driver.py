@@ -661,6 +661,9 @@ def run_scenario(scenario):
             if observe:
                 step["state"] = observed_state(instance, observe)
             steps.append(step)
+        if scenario.get("fresh"):  # `fresh`: a second call of the factory must not return this object
+            again = outcome(lambda: resolve(scenario["target"])(*scenario.get("args", [])) is not instance)
+            return {"steps": steps, "fresh": again}
         return {"steps": steps}
     if kind == "cli":
         return run_cli(scenario)

@@ -60,6 +60,7 @@ from rlvr.graders.repo.checks import (
     visible_words,
     with_exact_types,
 )
+from rlvr.graders.repo.invisible_messages import message_patterns
 from rlvr.graders.repo.options import RepoOptions
 from rlvr.graders.repo.patch import PatchError, apply_completion
 from rlvr.graders.repo.runner import ops_job, perf_ops, run_ops, same_value
@@ -310,11 +311,12 @@ class RepoGrader(Grader):
         base_values = [o.value if o is not None and o.ok else None for o in base.outcomes[1:]]
         base_values += [None] * (len(scenarios) + 1 - len(base_values))
         visible = visible_words(task.prompt, task.hidden["base"])
+        messages = message_patterns(task.hidden["base"], task.hidden["reference"], task.prompt)
         chosen = [scenarios[i] for i in kept]
         discriminating = frozenset(
             position
             for position, i in enumerate(kept)
-            if not agrees(values[i], base_values[i], _visible_for(scenarios[i], visible))
+            if not agrees(values[i], base_values[i], _visible_for(scenarios[i], visible), messages)
         )
         base_lines = tests_lines(base_values[len(scenarios)])
         self._base_tests[task.id] = base_lines or []
@@ -330,6 +332,7 @@ class RepoGrader(Grader):
             base_visible,
             visible,
             frozenset(reference.denied) | frozenset(base.denied),
+            messages,
         )
         self._reference[task.id] = checks
         return checks
@@ -494,7 +497,7 @@ class RepoGrader(Grader):
         for index, (scenario, want) in enumerate(zip(scenarios, expected, strict=True)):
             outcome = result.outcomes[index + 1] if index + 1 < len(result.outcomes) else None
             got = outcome.value if outcome is not None and outcome.ok else None
-            matches.append(agrees(want, got, _visible_for(scenario, checks.visible)))
+            matches.append(agrees(want, got, _visible_for(scenario, checks.visible), checks.messages))
             if not matches[-1] and len(feedback) < MAX_FEEDBACK_ITEMS:
                 feedback.append(f"hidden check {index + 1} ({_check_label(scenario)}) differs")
         share, kept = progress(checks, matches)

@@ -413,6 +413,25 @@ def fresh_object_checks(scenarios: list[dict[str, Any]], reference: dict[str, st
     return list(out.values())
 
 
+def _positional_word_variants(
+    scenario: dict[str, Any], field: str, derived: str, seen: set[str]
+) -> list[dict[str, Any]]:
+    """`scenario` once per variant of each string in its `field` list (argv or args) not seen before
+    at that position of that target; `seen` is updated."""
+    values = list(scenario.get(field) or [])
+    out: list[dict[str, Any]] = []
+    for index, word in enumerate(values):
+        key = json.dumps([scenario.get("target"), index, word])
+        if not isinstance(word, str) or key in seen:
+            continue
+        seen.add(key)
+        out += [
+            {**scenario, field: [*values[:index], v, *values[index + 1 :]], "derived": derived}
+            for v in word_variants(word)
+        ]
+    return out
+
+
 def literal_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each distinct literal word of the listed command lines, calls and object steps (per target,
     method and position) cut short and extended (`word_variants`) in the first scenario holding it,
@@ -426,16 +445,7 @@ def literal_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if s.get("generated") or s.get("derived"):
             continue
         if s.get("kind") == "cli":
-            argv = list(s.get("argv") or [])
-            for index, word in enumerate(argv):
-                key = json.dumps([s.get("target"), index, word])
-                if not isinstance(word, str) or key in seen:
-                    continue
-                seen.add(key)
-                out += [
-                    {**s, "argv": [*argv[:index], v, *argv[index + 1 :]], "derived": "cli-domain"}
-                    for v in word_variants(word)
-                ]
+            out += _positional_word_variants(s, "argv", "cli-domain", seen)
         elif s.get("kind") == "object":
             steps = [list(step) for step in s.get("steps") or []]
             for position, (method, step_args) in enumerate(steps):
@@ -458,15 +468,7 @@ def literal_checks(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     ]
         elif s.get("kind") == "call":
             args = list(s.get("args") or [])
-            for index, word in enumerate(args):
-                key = json.dumps([s.get("target"), index, word])
-                if not isinstance(word, str) or key in seen:
-                    continue
-                seen.add(key)
-                out += [
-                    {**s, "args": [*args[:index], v, *args[index + 1 :]], "derived": "call-domain"}
-                    for v in word_variants(word)
-                ]
+            out += _positional_word_variants(s, "args", "call-domain", seen)
             for index, script in enumerate(args):
                 if not (isinstance(script, list) and script and all(isinstance(c, list) for c in script)):
                     continue

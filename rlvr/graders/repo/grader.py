@@ -459,7 +459,7 @@ class RepoGrader(Grader):
             else None
         )
         try:
-            behaviour, perf_result = self._behaviour(task, files)
+            behaviour, perf_result = self._behaviour(task, files, changed)
         finally:
             types_outcome = typing.result() if typing is not None else None
         if types_outcome is None:
@@ -472,7 +472,7 @@ class RepoGrader(Grader):
             components["types"] = component
             flags += type_flags
             feedback += type_feedback
-        result, checks, timings["behaviour"] = behaviour
+        result, checks, timings["behaviour"], visible_paths = behaviour
         expected, scenarios = checks.expected, checks.scenarios
         if result.sandbox_error or result.status == "load_error":
             return Verdict.failure(
@@ -528,7 +528,7 @@ class RepoGrader(Grader):
         if self.options.visible_tests == "always":
             tests = result.outcomes[len(scenarios) + 1] if len(result.outcomes) > len(scenarios) + 1 else None
             run = tests_lines(tests.value) if tests is not None and tests.ok else None
-            ran = self._visible_selection(task, files, changed)
+            ran = visible_paths
         elif self.options.visible_tests == "flag" and self._flag_can_fire(checks, failed, changed):
             ran = self._visible_selection(task, files, changed)
             run, visible_denied = self._run_visible(files, ran)
@@ -619,11 +619,11 @@ class RepoGrader(Grader):
         return Component(1.0 / (1.0 + introduced), 1.0, detail), [], feedback, None, seconds
 
     def _behaviour(
-        self, task: Task, files: dict[str, str]
-    ) -> tuple[tuple[ExecResult, TaskChecks, float], ExecResult | None]:
+        self, task: Task, files: dict[str, str], changed: list[str]
+    ) -> tuple[tuple[ExecResult, TaskChecks, float, list[str] | None], ExecResult | None]:
         """The hidden scenarios (then, under `visible_tests="always"`, the visible tests the change can
-        affect) run on `files` in one sandbox child; the perf scenarios, if any, in another (traced)
-        child at the same time."""
+        affect: their paths are returned, None for all) run on `files` in one sandbox child; the perf
+        scenarios, if any, in another (traced) child at the same time."""
         started = time.perf_counter()
         checks = self.checks(task)
         scenarios = checks.scenarios
@@ -633,16 +633,17 @@ class RepoGrader(Grader):
         # The visible tests run last in the same child: their outcome is reported (`visible_passed`, for
         # the hacking gap) but never rewarded — they share a process with the candidate's code.
         ops: list[tuple[str, Any]] = [("scenario", s) for s in scenarios]
+        visible_paths: list[str] | None = None
         if self.options.visible_tests == "always":
-            changed = changed_paths(task.hidden["base"], files)
-            ops.append(("tests", {"paths": self._visible_selection(task, files, changed)}))
+            visible_paths = self._visible_selection(task, files, changed)
+            ops.append(("tests", {"paths": visible_paths}))
         job = ops_job(files, ops, self.timeout)
         if not perf:
             result, perf_result = self.sandbox.run(job), None
         else:
             traced = ops_job(files, perf_ops(perf), self.timeout, trace=True)
             result, perf_result = self.sandbox.run_many([job, traced])
-        return (result, checks, time.perf_counter() - started), perf_result
+        return (result, checks, time.perf_counter() - started, visible_paths), perf_result
 
     def close(self) -> None:
         with self._lock:
